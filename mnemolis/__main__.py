@@ -1,0 +1,3 @@
+from mnemolis.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""The device model shared by understanding (names, rooms, types) and the MQTT source.
+
+Devices come from three places (YAML, Home Assistant discovery, zigbee2mqtt)
+and are merged into one `DeviceRegistry`. Understanding only reads names,
+aliases, rooms, types and features; the MQTT source also reads topics and
+payloads.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Device types Mnemolis knows how to talk to, and what each can do.
+TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "light": ("turn_on", "turn_off", "set_brightness", "set_color", "state"),
+    "switch": ("turn_on", "turn_off", "start", "stop", "state"),
+    "fan": ("turn_on", "turn_off", "state"),
+    "lock": ("lock", "unlock", "state"),
+    "cover": ("open", "close", "stop", "state"),
+    "climate": ("turn_on", "turn_off", "set_temperature", "state"),
+    "vacuum": ("start", "stop", "state"),
+    "sensor": ("state",),
+    "binary_sensor": ("state",),
+}
+
+#: Actions that by default wait for a spoken yes.
+DEFAULT_CONFIRM: dict[str, tuple[str, ...]] = {
+    "lock": ("unlock",),
+}
+
+
+def slugify(text: str) -> str:
+    """A topic-safe id: lower-case letters, digits and underscores only."""
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    return slug or "device"
+
+
+@dataclass
+class Device:
+    """One thing in the house that can be asked about or told what to do."""
+
+    name: str
+    type: str
+    room: str | None = None
+    aliases: list[str] = field(default_factory=list)
+    features: list[str] = field(default_factory=list)
+    id: str = ""
+    origin: str = "yaml"  # yaml | homeassistant | zigbee2mqtt
+    topics: dict[str, str] = field(default_factory=dict)
+    payloads: dict[str, Any] = field(default_factory=dict)
+    schema: str = "default"  # default | json
+    confirm: list[str] = field(default_factory=list)
+    allow: list[str] | None = None
+    unit: str | None = None
+    device_class: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.name = " ".join(self.name.lower().split())
+        if self.room:
+            self.room = " ".join(self.room.lower().split())
+        self.aliases = [" ".join(a.lower().split()) for a in self.aliases if a.strip()]
+        if not self.id:
+            self.id = slugify(self.name)
+
+    @property
+    def names(self) -> list[str]:
+        """Every name this device answers to, canonical first."""
+        return [self.name, *self.aliases]
+
+    def can(self, action: str) -> bool:
+        """True when the type supports ``action`` and the owner allows it."""
+        if action not in TYPE_ACTIONS.get(self.type, ()):
+            return False
+        return self.allow is None or action in self.allow or action == "state"
+
+    def needs_confirmation(self, action: str) -> bool:
+        if action in self.confirm:
+            return True
+        if self.type == "cover" and self.device_class == "garage" and action == "open":
+            return True
+        return action in DEFAULT_CONFIRM.get(self.type, ())
+
+
+class DeviceRegistry:
+    """All known devices, merged from every origin; safe to read from any thread.
+
+    Listeners (understanding's name index) are told when the set changes, so
+    a device announced by discovery is understood the moment it appears.
+    """
+
+    def __init__(self, devices: Iterable[Device] = (), rooms: Iterable[str] = ()) -> None:
+        self._lock = threading.Lock()
+        self._devices: dict[str, Device] = {}
+        self._rooms: dict[str, list[str]] = {}
+        self._listeners: list[Callable[[DeviceRegistry], None]] = []
+        for room in rooms:
+            self._rooms.setdefault(" ".join(room.lower().split()), [])
+        for device in devices:
+            self._devices[device.id] = device
+
+    def add_room(self, name: str, aliases: Iterable[str] = ()) -> None:
+        with self._lock:
+            key = " ".join(name.lower().split())
+            self._rooms[key] = [" ".join(a.lower().split()) for a in aliases]
+        self._notify()
+
+    def upsert(self, device: Device) -> None:
+        with self._lock:
+            self._devices[device.id] = device
+        self._notify()
+
+    def remove(self, device_id: str) -> None:
+        with self._lock:
+            removed = self._devices.pop(device_id, None)
+        if removed is not None:
+            self._notify()
+
+    def devices(self) -> list[Device]:
+        with self._lock:
+            return list(self._devices.values())
+
+    def get(self, device_id: str) -> Device | None:
+        with self._lock:
+            return self._devices.get(device_id)
+
+    def by_name(self, name: str) -> Device | None:
+        key = " ".join(name.lower().split())
+        with self._lock:
+            for device in self._devices.values():
+                if key in device.names:
+                    return device
+        return None
+
+    def rooms(self) -> dict[str, list[str]]:
+        """Room name to its aliases, including every room a device is in."""
+        with self._lock:
+            rooms = {k: list(v) for k, v in self._rooms.items()}
+            for device in self._devices.values():
+                if device.room and device.room not in rooms:
+                    rooms[device.room] = []
+        return rooms
+
+    def subscribe(self, listener: Callable[[DeviceRegistry], None]) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)

@@ -1,0 +1,137 @@
+"""One pass over a normalised query: tokens, phrases, slot words, names and cues.
+
+Every later stage works on token ranges of this one Analysis, so the text is
+tokenised once and each matcher runs once per query, however many ways
+decomposition tries to split it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+
+from mnemolis.config import Config
+from mnemolis.understand.intents import IntentMap, Match
+from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.text import TextPipeline, Token
+
+#: Cue kinds, each from one list of the language file.
+CUE_KINDS = (
+    "conj",
+    "nosplit",
+    "lead",
+    "trailing",
+    "then",
+    "else",
+    "cquestion",
+    "report",
+    "colloquial",
+    "opener",
+    "ellipsis",
+    "framing",
+)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A language cue found in the query ("as well as", "if", "compare")."""
+
+    kind: str
+    phrase: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SlotWord:
+    """A spoken form of a list slot value ("raining" -> metric=rain)."""
+
+    slot: str
+    value: str
+    start: int
+    end: int
+
+
+@dataclass
+class Analysis:
+    text: str
+    doc: Doc
+    tokens: list[Token]
+    matches: list[Match]
+    slot_words: list[SlotWord]
+    names: list[NameHit]
+    cues: list[Cue]
+
+    def span_text(self, start: int, end: int) -> str:
+        if start >= end:
+            return ""
+        return self.text[self.tokens[start].start : self.tokens[end - 1].end]
+
+    def cues_of(self, kind: str, start: int = 0, end: int | None = None) -> list[Cue]:
+        stop = len(self.tokens) if end is None else end
+        return [c for c in self.cues if c.kind == kind and start <= c.start and c.end <= stop]
+
+    def cue_at(self, kind: str, position: int) -> Cue | None:
+        """The longest cue of ``kind`` that starts at ``position``."""
+        best = None
+        for c in self.cues:
+            if c.kind == kind and c.start == position and (best is None or c.end > best.end):
+                best = c
+        return best
+
+
+class Analyzer:
+    """Owns the compiled matchers; `analyze` is the per-query entry point."""
+
+    def __init__(self, config: Config, text: TextPipeline, intents: IntentMap, names: NameIndex):
+        self.config = config
+        self.text = text
+        self.intents = intents
+        self.names = names
+        lang = config.language
+        self._cues = PhraseMatcher(text.vocab, attr="LOWER")
+        lists = {
+            "conj": lang.conjunctions,
+            "nosplit": lang.no_split,
+            "lead": list(lang.condition_leads),
+            "trailing": lang.condition_trailing,
+            "then": lang.condition_then,
+            "else": lang.condition_else,
+            "cquestion": lang.condition_questions,
+            "report": lang.condition_report,
+            "colloquial": lang.colloquial_questions,
+            "opener": lang.polite_openers,
+            "ellipsis": lang.ellipsis_openers,
+            "framing": lang.topic_framing,
+        }
+        for kind, phrases in lists.items():
+            for phrase in phrases:
+                self._cues.add(f"{kind}\t{phrase}", [text.nlp.make_doc(phrase)])
+        self._slots = PhraseMatcher(text.vocab, attr="LEMMA")
+        for slot in config.slots.values():
+            for form, value in slot.values.items():
+                self._slots.add(f"{slot.name}\t{value}", [text.doc(form)])
+
+    def analyze(self, text: str) -> Analysis:
+        doc = self.text.doc(text)
+        strings = self.text.vocab.strings
+        cues = []
+        for match_id, start, end in self._cues(doc):
+            kind, phrase = strings[match_id].split("\t", 1)
+            cues.append(Cue(kind, phrase, start, end))
+        cues.sort(key=lambda c: (c.start, -c.end))
+        slot_words = []
+        for match_id, start, end in self._slots(doc):
+            slot, value = strings[match_id].split("\t", 1)
+            slot_words.append(SlotWord(slot, value, start, end))
+        return Analysis(
+            text=text,
+            doc=doc,
+            tokens=self.text.tokens(doc),
+            matches=self.intents.find(doc),
+            slot_words=slot_words,
+            names=self.names.find(doc),
+            cues=cues,
+        )

@@ -1,0 +1,267 @@
+"""Decomposition: split a compound request into independent parts.
+
+The mechanism is the one Mnemolis was modelled on. Every conjunction type
+is tried on its own, longest first, and then all of them together (adjacent
+occurrences such as "and also" collapse into one split point); the split
+with the most meaningful parts wins and ties keep the first found. Guards
+(see `guards`) protect single occurrences. After a split, each fragment is
+judged in the seed's order: an INTENT_MAP phrase makes it meaningful; then
+a colloquial question form; then fragments of three characters or fewer are
+dropped; then fragments of only stop words and filler are dropped.
+
+Two rules keep splitting honest on speech. A fragment after a split point
+must open a request of its own (a question word, a verb, an auxiliary, or a
+phrase of an intent Mnemolis serves); otherwise it either inherits the verb
+or topic of the part before it, when it carries a slot that part's intent
+takes ("close the garage door as well as the living room blinds"), or the
+split point is undone ("book a table for catalina and brandie mendoza").
+Nothing is lost either way: every word stays in some part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mnemolis.config import Config
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.guards import Guards, Occurrence
+
+COMMA = ","
+
+
+@dataclass
+class Fragment:
+    """A part's token range; ``inherits_from`` is the index of the part it borrows from."""
+
+    start: int
+    end: int
+    inherits_from: int | None = None
+    slot_types: frozenset[str] = frozenset()
+
+
+@dataclass
+class Split:
+    """One strategy's result, kept for `explain`."""
+
+    strategy: str
+    points: list[Occurrence]
+    fragments: list[Fragment]
+    dropped: list[tuple[int, int, str]] = field(default_factory=list)
+    undone: list[Occurrence] = field(default_factory=list)
+
+
+@dataclass
+class Decomposition:
+    fragments: list[Fragment]
+    occurrences: list[Occurrence]
+    tried: list[Split] = field(default_factory=list)
+    chosen: Split | None = None
+
+
+class Decomposer:
+    def __init__(self, config: Config, guards: Guards) -> None:
+        self.config = config
+        self.guards = guards
+        lang = config.language
+        self.quiet = lang.stop_words | lang.filler_words
+        self.clause_starts = lang.clause_starts
+        self.edge_words = {c for c in lang.conjunctions if " " not in c} | {"&"}
+        # longest first, as the seed tries them; commas last
+        self.types = [*sorted(lang.conjunctions, key=len, reverse=True), COMMA]
+
+    def decompose(self, a: Analysis, start: int, end: int) -> Decomposition:
+        occurrences = self.guards.occurrences(a, start, end)
+        whole = self._clean(a, start, end)
+        if whole is None:
+            whole = (start, end)
+        base = Decomposition([Fragment(*whole)], occurrences)
+        splitting = [o for o in occurrences if o.splits]
+        if not splitting:
+            return base
+        best: Split | None = None
+        for kind in self.types:
+            points = [o for o in splitting if o.kind == kind]
+            if points:
+                split = self._evaluate(a, start, end, points, kind)
+                base.tried.append(split)
+                if len(split.fragments) >= 2 and (
+                    best is None or len(split.fragments) > len(best.fragments)
+                ):
+                    best = split
+        kinds = {o.kind for o in splitting}
+        if len(splitting) > 1:
+            combined = self._collapse(splitting)
+            split = self._evaluate(a, start, end, combined, "combined" if len(kinds) > 1 else "all")
+            base.tried.append(split)
+            if len(split.fragments) >= 2 and (
+                best is None or len(split.fragments) > len(best.fragments)
+            ):
+                best = split
+        if best is not None:
+            base.fragments = best.fragments
+            base.chosen = best
+        return base
+
+    @staticmethod
+    def _collapse(points: list[Occurrence]) -> list[Occurrence]:
+        """All occurrences at once; overlapping or adjacent ones ("and also") become one."""
+        out: list[Occurrence] = []
+        for o in sorted(points, key=lambda o: (o.start, -o.end)):
+            if out and o.start <= out[-1].end:
+                last = out[-1]
+                out[-1] = Occurrence(f"{last.kind}+{o.kind}", last.start, max(last.end, o.end))
+            else:
+                out.append(o)
+        return out
+
+    # ------------------------------------------------------------------ one strategy
+
+    def _evaluate(
+        self, a: Analysis, start: int, end: int, points: list[Occurrence], strategy: str
+    ) -> Split:
+        split = Split(strategy, points, [])
+        raw: list[tuple[int, int, Occurrence | None]] = []
+        cursor = start
+        before: Occurrence | None = None
+        for p in points:
+            if p.start < cursor:
+                continue
+            raw.append((cursor, p.start, before))
+            cursor, before = p.end, p
+        raw.append((cursor, end, before))
+
+        kept: list[Fragment] = []
+        for s, e, point in raw:
+            clean = self._clean(a, s, e)
+            if clean is None or not self._meaningful(a, *clean, split):
+                if clean is not None:
+                    split.dropped.append((clean[0], clean[1], "no content"))
+                continue
+            cs, ce = clean
+            if not kept:
+                kept.append(Fragment(cs, ce))
+                continue
+            prev = kept[-1]
+            comma = point is not None and point.kind.startswith(COMMA)
+            if comma and not self._opens(a, prev.start, prev.end, anywhere=True):
+                self._undo(kept, ce, point, split)
+                continue
+            if self._opens(a, cs, ce) or self._after_comma_and(a, point):
+                kept.append(Fragment(cs, ce))
+                continue
+            root = next(k for k in range(len(kept) - 1, -1, -1) if kept[k].inherits_from is None)
+            types = self._inheritable(a, kept[root], cs, ce)
+            if types:
+                kept.append(Fragment(cs, ce, root, frozenset(types)))
+            elif self._opens(a, cs, ce, anywhere=True):
+                kept.append(Fragment(cs, ce))
+            else:
+                self._undo(kept, ce, point, split)
+        split.fragments = kept
+        return split
+
+    @staticmethod
+    def _after_comma_and(a: Analysis, point: Occurrence | None) -> bool:
+        """ ", and" is a clause boundary however the next clause opens."""
+        if point is None:
+            return False
+        if COMMA in point.kind and point.kind != COMMA:
+            return True
+        return point.kind != COMMA and point.start > 0 and a.tokens[point.start - 1].text in ",;"
+
+    @staticmethod
+    def _undo(kept: list[Fragment], e: int, point: Occurrence | None, split: Split) -> None:
+        """Join the fragment back onto the part before it: this point does not split."""
+        prev = kept[-1]
+        kept[-1] = Fragment(prev.start, e, prev.inherits_from, prev.slot_types)
+        if point is not None:
+            split.undone.append(point)
+
+    def _clean(self, a: Analysis, s: int, e: int) -> tuple[int, int] | None:
+        """Trim punctuation, conjunction words and polite openers from the edges."""
+        toks = a.tokens
+        while s < e:
+            cue = a.cue_at("opener", s) or a.cue_at("conj", s)
+            if cue is not None and cue.end < e:
+                s = cue.end
+            elif toks[s].is_punct or toks[s].lower in self.edge_words:
+                s += 1
+            else:
+                break
+        while e > s:
+            ending = [c for c in a.cues if c.kind == "conj" and c.end == e and c.start > s]
+            if ending:
+                e = min(c.start for c in ending)
+            elif toks[e - 1].is_punct or toks[e - 1].lower in self.edge_words:
+                e -= 1
+            else:
+                break
+        return (s, e) if s < e else None
+
+    # ------------------------------------------------------------------ judging parts
+
+    def _meaningful(self, a: Analysis, s: int, e: int, split: Split) -> bool:
+        """The seed's order: intent phrase, colloquial form, length, stop words."""
+        if any(m.inside(s, e) for m in a.matches):
+            return True
+        if any(s <= c.start and c.end <= e for c in a.cues if c.kind == "colloquial"):
+            return True
+        if len(a.span_text(s, e)) <= 3:
+            return False
+        return any(
+            not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet for i in range(s, e)
+        )
+
+    def _opens(self, a: Analysis, s: int, e: int, anywhere: bool = False) -> bool:
+        """Does the fragment open a request of its own?
+
+        It does when it starts with a question word, a verb or an auxiliary
+        (and is more than that one word), with a colloquial question or a
+        condition, or with a phrase of an intent Mnemolis serves; with
+        ``anywhere``, such a phrase may stand anywhere in it ("the weather
+        tomorrow"). Phrases of declined intents do not count: "the sabines
+        playing at the nearest cinema" is the rest of a name, not a request.
+        """
+        tok = a.tokens[s]
+        starts = tok.lower in self.clause_starts or tok.lemma in self.clause_starts
+        if starts and (e - s > 1 or any(m.inside(s, e) for m in a.matches)):
+            return True
+        if any(c.start == s for c in a.cues if c.kind in ("colloquial", "lead", "cquestion")):
+            return True
+        return any(
+            m.inside(s, e) and self.config.intents[m.intent].source and (anywhere or m.start == s)
+            for m in a.matches
+        )
+
+    def _slot_types(self, a: Analysis, s: int, e: int) -> set[str]:
+        """Slot types a verbless fragment carries: a device, a room, a day, a place."""
+        types: set[str] = set()
+        for h in a.names:
+            if s <= h.start and h.end <= e:
+                types.add("room" if h.kind == "room" else "device")
+        for w in a.slot_words:
+            if s <= w.start and w.end <= e:
+                types.add(w.slot)
+        toks = a.tokens
+        for i in range(s, e - 1):
+            if (
+                toks[i].lower in self.config.language.place_prepositions
+                and toks[i + 1].text.isalpha()
+            ):
+                types.add("location")
+        if any(toks[i].is_num for i in range(s, e)):
+            types.update(n for n, spec in self.config.slots.items() if spec.type == "number")
+        return types
+
+    def _inheritable(self, a: Analysis, prev: Fragment, s: int, e: int) -> set[str]:
+        """Slot types of the fragment that an intent of the previous part takes."""
+        types = self._slot_types(a, s, e)
+        if not types:
+            return set()
+        takes: set[str] = set()
+        for m in a.matches:
+            if m.inside(prev.start, prev.end):
+                intent = self.config.intents[m.intent]
+                if intent.source:
+                    takes.update(intent.slots)
+        return types & takes

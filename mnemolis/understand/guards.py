@@ -1,0 +1,125 @@
+"""The guards that stop a conjunction from splitting, judged per occurrence.
+
+A guard never vetoes a whole query: it marks one occurrence of a
+conjunction as protected, and every other occurrence in the same query is
+still judged on its own.
+
+- no-split constructions ("compare X and Y", "between X and Y", "both X
+  and Y", "X vs Y") protect the first "and" after them, unless what follows
+  it opens a request of its own;
+- protected spans: a known name spanning the occurrence (a fixed pair,
+  a device or room name, a title a source confirms: "pride and
+  prejudice"), or a capitalised pair ("Iran and Israel"), judged by the one
+  word on each side, not by the rest of the query.
+
+The third guard, meaningful content, judges the parts a split produces and
+lives in `decompose`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mnemolis.config import Config
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.names import NameIndex
+
+#: How far after a no-split word its conjunction may be.
+NOSPLIT_WINDOW = 8
+#: Words on each side of a conjunction tried against known titles.
+NAME_REACH = 4
+
+
+@dataclass
+class Occurrence:
+    """One conjunction (or comma) in the query, and the guard that protects it."""
+
+    kind: str  # the conjunction phrase, or "," for a comma
+    start: int
+    end: int
+    guard: str | None = None
+
+    @property
+    def splits(self) -> bool:
+        return self.guard is None
+
+
+class Guards:
+    def __init__(self, config: Config, names: NameIndex) -> None:
+        lang = config.language
+        self.names = names
+        self.clause_starts = lang.clause_starts
+        self.pairing = {c for c in lang.conjunctions if c.split()[0] == "and"} | {"and", "&"}
+        self.name_joiners = {"and", "&", "plus", "n", "'n'"}
+
+    def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
+        """Every conjunction and comma strictly inside ``[start, end)``, guarded."""
+        occ: list[Occurrence] = []
+        for cue in a.cues_of("conj", start, end):
+            if cue.start > start and cue.end < end:
+                occ.append(Occurrence(cue.phrase, cue.start, cue.end))
+        for i in range(start + 1, end - 1):
+            if a.tokens[i].text in (",", ";"):
+                occ.append(Occurrence(",", i, i + 1))
+        occ.sort(key=lambda o: (o.start, -o.end))
+        if not occ:
+            return occ
+        self._no_split(a, start, end, occ)
+        for o in occ:
+            if o.guard is None and o.kind != ",":
+                o.guard = self._protected_name(a, o) or self._capitalised_pair(a, o, start)
+        return occ
+
+    def _opens_request(self, a: Analysis, position: int) -> bool:
+        if position >= len(a.tokens):
+            return False
+        tok = a.tokens[position]
+        return tok.lower in self.clause_starts or tok.lemma in self.clause_starts
+
+    def _no_split(self, a: Analysis, start: int, end: int, occ: list[Occurrence]) -> None:
+        for cue in a.cues_of("nosplit", start, end):
+            for o in occ:
+                if o.start < cue.end or o.kind == ",":
+                    continue
+                if o.start - cue.end > NOSPLIT_WINDOW:
+                    break
+                if o.kind in self.pairing:
+                    if not self._opens_request(a, o.end):
+                        o.guard = f"no-split: {cue.phrase}"
+                    break
+
+    def _protected_name(self, a: Analysis, o: Occurrence) -> str | None:
+        for hit in a.names:
+            if hit.start < o.start and o.end < hit.end and hit.kind in ("pair", "device", "room"):
+                return f"name: {a.span_text(hit.start, hit.end).lower()}"
+        if o.kind not in self.name_joiners or not self.names.name_sources:
+            return None
+        toks = a.tokens
+        joiner = " ".join(t.lower for t in toks[o.start : o.end])
+        for left in range(1, NAME_REACH + 1):
+            s = o.start - left
+            if s < 0 or toks[s].is_punct:
+                break
+            before = " ".join(t.lower for t in toks[s : o.start])
+            for right in range(1, NAME_REACH + 1):
+                e = o.end + right
+                if e > len(toks) or toks[e - 1].is_punct:
+                    break
+                after = " ".join(t.lower for t in toks[o.end : e])
+                phrase = f"{before} {joiner} {after}"
+                if self.names.is_protected(phrase):
+                    return f"name: {phrase}"
+        return None
+
+    def _capitalised_pair(self, a: Analysis, o: Occurrence, start: int) -> str | None:
+        """ "Iran and Israel": a capitalised word on each side, neither opening a request."""
+        toks = a.tokens
+        if o.start - 1 < start or o.end >= len(toks):
+            return None
+        before, after = toks[o.start - 1], toks[o.end]
+        for tok in (before, after):
+            if not (tok.is_title and tok.text.isalpha()) or tok.lower == "i":
+                return None
+            if tok.lower in self.clause_starts:
+                return None
+        return f"proper-noun pair: {before.text} {a.span_text(o.start, o.end)} {after.text}"

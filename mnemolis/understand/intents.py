@@ -1,0 +1,166 @@
+"""The INTENT_MAP, compiled from YAML into spaCy matchers over lower-case lemmas.
+
+Plain phrases go to a PhraseMatcher; phrases with gaps, choices, optional
+words or slot captures become token patterns for the Matcher, whose
+alignments tell which words were the phrase, which were the gap and which
+were captured. One pass of each matcher per query finds every phrase of
+every intent; routing then looks only at matches inside a part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from spacy.matcher import Matcher, PhraseMatcher
+from spacy.tokens import Doc
+
+from mnemolis.config import Config, ConfigError, IntentSpec
+from mnemolis.understand.text import TextPipeline
+
+GAP = "..."
+MAX_GAP = 5
+
+
+@dataclass(frozen=True)
+class PhraseRule:
+    """One compiled phrase of one intent."""
+
+    intent: str
+    text: str
+    weight: float
+    literal_words: int
+    # per pattern token: "lit", "gap" or "slot:<name>"
+    roles: tuple[str, ...] = ()
+
+
+@dataclass
+class Match:
+    """A phrase found in the query: the literal tokens it covered and its captures."""
+
+    rule: PhraseRule
+    start: int
+    end: int
+    literal: tuple[int, ...]
+    captures: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def intent(self) -> str:
+        return self.rule.intent
+
+    def inside(self, start: int, end: int) -> bool:
+        return start <= self.start and self.end <= end
+
+
+def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpec) -> list[Any]:
+    """Token pattern(s) for one word of a template, with its role."""
+    optional = word.endswith("?") and len(word) > 1
+    if optional:
+        word = word[:-1]
+    if word.startswith("(") and word.endswith(")"):
+        word = word[1:-1]
+    if word.startswith("{") and word.endswith("}"):
+        slot_name = word[1:-1]
+        slot = config.slots[slot_name]
+        if slot.type == "number":
+            spec: dict[str, Any] = {"LIKE_NUM": True}
+        elif slot.type == "list":
+            forms = sorted({text.lemma(f) for f in slot.values if " " not in f})
+            spec = {"LEMMA": {"IN": forms}}
+        else:
+            raise ConfigError(
+                intent.path,
+                intent.line,
+                f"intent {intent.name!r}: {{{slot_name}}} cannot be captured in a phrase "
+                f"(only list and number slots can)",
+            )
+        if optional:
+            spec["OP"] = "?"
+        return [(spec, f"slot:{slot_name}")]
+    if "|" in word:
+        choices = [c for c in word.split("|") if c]
+        spec = {"LEMMA": {"IN": sorted({text.lemma(c.lower()) for c in choices})}}
+        if optional:
+            spec["OP"] = "?"
+        return [(spec, "lit")]
+    out = []
+    for lemma in text.lemmas(word):
+        spec = {"LEMMA": lemma}
+        if optional:
+            spec["OP"] = "?"
+        out.append((spec, "lit"))
+    return out
+
+
+class IntentMap:
+    """Every intent's phrases, compiled; `find` returns all matches in a Doc."""
+
+    def __init__(self, config: Config, text: TextPipeline) -> None:
+        self.config = config
+        self.text = text
+        self.intents = config.intents
+        self._phrases = PhraseMatcher(text.vocab, attr="LEMMA")
+        self._patterns = Matcher(text.vocab)
+        self._rules: dict[int, list[PhraseRule]] = {}
+        self.phrase_count = 0
+        for intent in config.intents.values():
+            for phrase in intent.phrases:
+                self._add(intent, phrase.text, phrase.weight)
+
+    def _add(self, intent: IntentSpec, template: str, weight: float) -> None:
+        words = template.split()
+        special = any(
+            w == GAP or "|" in w or w.endswith("?") or w.startswith(("{", "(")) for w in words
+        )
+        key = f"{intent.name}|{template}"
+        self.phrase_count += 1
+        if not special:
+            doc = self.text.doc(template)
+            rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc))
+            self._phrases.add(key, [doc])
+        else:
+            pattern: list[dict[str, Any]] = []
+            roles: list[str] = []
+            for word in words:
+                if word == GAP:
+                    pattern.append({"OP": f"{{0,{MAX_GAP}}}"})
+                    roles.append("gap")
+                    continue
+                for spec, role in _token_spec(word, self.text, self.config, intent):
+                    pattern.append(spec)
+                    roles.append(role)
+            if pattern[0].get("OP") or pattern[-1].get("OP"):
+                raise ConfigError(
+                    intent.path,
+                    intent.line,
+                    f"intent {intent.name!r}: phrase {template!r} must start and end with a word",
+                )
+            literal = sum(1 for r in roles if r != "gap")
+            rule = PhraseRule(intent.name, template, weight, literal, tuple(roles))
+            self._patterns.add(key, [pattern])
+        self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
+
+    def find(self, doc: Doc) -> list[Match]:
+        """Every phrase of every intent found in ``doc``."""
+        matches: list[Match] = []
+        for match_id, start, end in self._phrases(doc):
+            for rule in self._rules[match_id]:
+                matches.append(Match(rule, start, end, tuple(range(start, end))))
+        if len(self._patterns):
+            found: Any = self._patterns(doc, with_alignments=True)
+            for match_id, start, end, align in found:
+                for rule in self._rules[match_id]:
+                    literal: list[int] = []
+                    captures: dict[str, tuple[int, int]] = {}
+                    for offset, role_i in enumerate(align):
+                        role = rule.roles[role_i]
+                        i = start + offset
+                        if role == "lit":
+                            literal.append(i)
+                        elif role.startswith("slot:"):
+                            name = role[5:]
+                            s, _ = captures.get(name, (i, i))
+                            captures[name] = (s, i + 1)
+                            literal.append(i)
+                    matches.append(Match(rule, start, end, tuple(literal), captures))
+        return matches

@@ -1,0 +1,292 @@
+"""Slot extraction: devices, rooms, list values, numbers, places and topics.
+
+Each slot type has one rule, the same for every intent: the intent only
+says which slots it takes. A device is found by its name (exactly, then
+fuzzily), or by a type noun narrowed by the intent's device types and the
+room; several candidates make it ambiguous, which becomes a clarifying
+question rather than a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemolis.config import Config, IntentSpec
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.intents import Match
+from mnemolis.understand.names import NameHit, NameIndex
+
+
+@dataclass
+class SlotFill:
+    """One slot value and where it came from."""
+
+    name: str
+    value: Any
+    start: int = -1  # token range in the analysed text; -1 when not from the text
+    end: int = -1
+    how: str = "exact"  # exact, fuzzy:0.91, noun, room, all, unit, pattern, topic, context, ...
+
+    @property
+    def tokens(self) -> range:
+        return range(self.start, self.end) if self.start >= 0 else range(0)
+
+
+@dataclass
+class SlotResult:
+    fills: dict[str, SlotFill] = field(default_factory=dict)
+    options: list[str] = field(default_factory=list)  # ambiguous device candidates
+    covered: set[int] = field(default_factory=set)
+    wrong_type: bool = False  # the named device cannot do what the intent does
+
+    def values(self) -> dict[str, Any]:
+        return {name: fill.value for name, fill in self.fills.items()}
+
+
+def _longest(hits: list[NameHit]) -> list[NameHit]:
+    """Drop hits inside a longer hit, keep text order."""
+    hits = sorted(hits, key=lambda h: (-(h.end - h.start), h.start))
+    kept: list[NameHit] = []
+    for h in hits:
+        if not any(k.start <= h.start and h.end <= k.end for k in kept):
+            kept.append(h)
+    return sorted(kept, key=lambda h: h.start)
+
+
+class SlotExtractor:
+    def __init__(self, config: Config, names: NameIndex) -> None:
+        self.config = config
+        self.names = names
+        lang = config.language
+        self.stop = lang.stop_words
+        self.filler = lang.filler_words
+        self.dets = lang.determiners
+        self.place_preps = lang.place_prepositions
+        self.all_words = lang.all_words
+        self.unit_slots: dict[str, str] = {}
+        for slot in config.slots.values():
+            for unit in slot.units:
+                self.unit_slots[unit] = slot.name
+
+    def extract(
+        self, a: Analysis, start: int, end: int, intent: IntentSpec, match: Match | None
+    ) -> SlotResult:
+        wanted = set(intent.slots)
+        out = SlotResult()
+        if not wanted:
+            return out
+        names = [h for h in a.names if start <= h.start and h.end <= end]
+        if wanted & {"device", "room"}:
+            self._devices(a, start, end, intent, names, out)
+        for w in a.slot_words:
+            if w.slot in wanted and start <= w.start and w.end <= end and w.slot not in out.fills:
+                if any(i in out.covered for i in range(w.start, w.end)):
+                    continue
+                longest = max(
+                    (x for x in a.slot_words if x.slot == w.slot and x.start == w.start),
+                    key=lambda x: x.end,
+                )
+                out.fills[w.slot] = SlotFill(w.slot, longest.value, longest.start, longest.end)
+        self._numbers(a, start, end, intent, match, out)
+        if "location" in wanted:
+            self._location(a, start, end, out)
+        if "topic" in wanted:
+            self._topic(a, start, end, match, out)
+        for fill in out.fills.values():
+            out.covered.update(fill.tokens)
+        return out
+
+    # ------------------------------------------------------------------ devices
+
+    def _devices(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        names: list[NameHit],
+        out: SlotResult,
+    ) -> None:
+        exact = _longest([h for h in names if h.kind in ("device", "room")])
+        devices = [h for h in exact if h.kind == "device"]
+        rooms = [h for h in exact if h.kind == "room"]
+        literal = {i for m in a.matches if m.inside(start, end) for i in m.literal}
+        if not devices:
+            # "kitchen lite": a device heard slightly wrong beats the exact room inside it
+            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=literal)
+            devices = [h for h in fuzzy if h.kind == "device"]
+            rooms = [
+                r
+                for r in rooms or [h for h in fuzzy if h.kind == "room"]
+                if not any(d.start <= r.start and r.end <= d.end for d in devices)
+            ]
+        taken = {i for h in (*devices, *rooms) for i in range(h.start, h.end)}
+        room = rooms[0] if rooms else None
+        if room is not None and "room" in intent.slots:
+            out.fills["room"] = SlotFill("room", room.key, room.start, room.end, room.how)
+        if "device" not in intent.slots:
+            return
+        types = set(intent.device_types)
+        if devices:
+            hit = devices[0]
+            device = self.names.device(hit.key)
+            name = device.name if device else hit.key
+            out.fills["device"] = SlotFill("device", name, hit.start, hit.end, hit.how)
+            out.wrong_type = bool(types) and device is not None and device.type not in types
+            return
+        nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
+        nouns = _longest(nouns)
+        candidates = []
+        how = "room"
+        span = (room.start, room.end) if room else (-1, -1)
+        if nouns:
+            noun = nouns[-1]
+            candidates = self.names.devices_for_noun(noun.key, types)
+            how = "noun"
+            span = (
+                min(noun.start, span[0]) if span[0] >= 0 else noun.start,
+                max(noun.end, span[1]),
+            )
+        elif room is not None:
+            candidates = self.names.devices_in_room(room.key)
+            if types:
+                candidates = [d for d in candidates if d.type in types]
+        else:
+            return
+        if room is not None:
+            # devices that live in no room (a robot vacuum) go wherever they are sent
+            candidates = [d for d in candidates if d.room == room.key] or [
+                d for d in candidates if d.room is None
+            ]
+        if not candidates:
+            return
+        wants_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
+        if len(candidates) == 1:
+            out.fills["device"] = SlotFill("device", candidates[0].name, span[0], span[1], how)
+        elif wants_all:
+            names_all = sorted(d.name for d in candidates)
+            out.fills["device"] = SlotFill("device", names_all, span[0], span[1], "all")
+        else:
+            out.options = sorted(d.name for d in candidates)
+            out.covered.update(range(span[0], span[1]))
+
+    # ------------------------------------------------------------------ numbers
+
+    def _numbers(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        match: Match | None,
+        out: SlotResult,
+    ) -> None:
+        number_slots = [s for s in intent.slots if self.config.slots[s].type == "number"]
+        if not number_slots:
+            return
+        if match is not None:
+            for name, (s, e) in match.captures.items():
+                if name in number_slots and name not in out.fills:
+                    value = _number(a.tokens[s].text)
+                    if value is not None:
+                        out.fills[name] = SlotFill(name, value, s, e, "pattern")
+        loose = []
+        for i in range(start, end):
+            tok = a.tokens[i]
+            if not tok.is_num or any(i in f.tokens for f in out.fills.values()):
+                continue
+            value = _number(tok.text)
+            if value is None:
+                continue
+            unit = ""
+            if i + 1 < end:
+                unit = a.tokens[i + 1].lower
+                if i + 2 < end and f"{unit} {a.tokens[i + 2].lower}" in self.unit_slots:
+                    unit = f"{unit} {a.tokens[i + 2].lower}"
+            slot = self.unit_slots.get(unit)
+            if slot in number_slots and slot not in out.fills:
+                out.fills[slot] = SlotFill(slot, value, i, i + 1 + len(unit.split()), "unit")
+            elif slot is None:
+                loose.append((i, value))
+        missing = [s for s in number_slots if s not in out.fills]
+        if len(missing) == 1 and len(loose) == 1:
+            i, value = loose[0]
+            out.fills[missing[0]] = SlotFill(missing[0], value, i, i + 1, "number")
+
+    # ------------------------------------------------------------------ places
+
+    def _location(self, a: Analysis, start: int, end: int, out: SlotResult) -> None:
+        toks = a.tokens
+        blocked = {i for f in out.fills.values() for i in f.tokens}
+        blocked |= {
+            i for h in a.names if h.kind in ("room", "device") for i in range(h.start, h.end)
+        }
+        blocked |= {i for w in a.slot_words for i in range(w.start, w.end)}
+        for i in range(start, end - 1):
+            if toks[i].lower not in self.place_preps:
+                continue
+            j = i + 1
+            while j < end and toks[j].lower in self.dets and j + 1 < end and toks[j + 1].is_title:
+                j += 1
+            k = j
+            while (
+                k < end
+                and not toks[k].is_punct
+                and k not in blocked
+                and (toks[k].lower not in self.stop or (toks[k].is_title and k > j))
+                and toks[k].lower not in self.filler
+                and not toks[k].is_num
+            ):
+                k += 1
+            if k > j:
+                out.fills["location"] = SlotFill(
+                    "location", a.span_text(j, k).lower(), j, k, "place"
+                )
+                return
+
+    # ------------------------------------------------------------------ topics
+
+    def _topic(
+        self, a: Analysis, start: int, end: int, match: Match | None, out: SlotResult
+    ) -> None:
+        toks = a.tokens
+        frame: set[int] = set()
+        for cue in a.cues:
+            if (
+                cue.kind in ("framing", "colloquial", "opener")
+                and start <= cue.start
+                and cue.end <= end
+            ):
+                frame.update(range(cue.start, cue.end))
+        for m in a.matches:
+            if m.intent == "knowledge.lookup" and m.inside(start, end) and m.start <= start + 3:
+                frame.update(m.literal)
+        if match is not None:
+            frame.update(match.literal)
+
+        def content(i: int) -> bool:
+            t = toks[i]
+            return (
+                i not in frame
+                and not t.is_punct
+                and t.lower not in self.stop
+                and t.lower not in self.filler
+            )
+
+        kept = [i for i in range(start, end) if content(i)]
+        if not kept:
+            return
+        first = kept[0]
+        last = kept[-1]
+        # a frame word after the topic ends it ("mercury thing I keep hearing about")
+        value = a.span_text(first, last + 1)
+        out.fills["topic"] = SlotFill("topic", value, first, last + 1, "topic")
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() else value

@@ -1,0 +1,89 @@
+"""Tokens with offsets and lower-case lemmas, from spaCy's blank English pipeline.
+
+Only the tokenizer and the lookup lemma table (spacy-lookups-data) are used:
+no trained model is loaded or needed. The lemma of a token is looked up
+from its lower-case form, so typed "Turn" and spoken "turn" match alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import spacy
+from spacy.lookups import load_lookups
+from spacy.tokens import Doc
+
+from mnemolis.config import Language
+
+
+@dataclass(slots=True)
+class Token:
+    """One token of the normalised text."""
+
+    i: int
+    text: str
+    lower: str
+    lemma: str
+    start: int  # character offsets in the normalised text
+    end: int
+    is_punct: bool
+    is_title: bool  # starts with a capital letter, as typed
+    is_num: bool
+
+
+class TextPipeline:
+    """Tokenise and lemmatise; shared by every stage and by the compiled matchers."""
+
+    def __init__(self, language: Language) -> None:
+        self.nlp = spacy.blank(language.code)
+        self.vocab = self.nlp.vocab
+        table = load_lookups(language.code, ["lemma_lookup"]).get_table("lemma_lookup")
+        self._table: Any = table
+        self._overrides = dict(language.lemma_overrides)
+        self._cache: dict[str, str] = {}
+
+    def lemma(self, lower: str) -> str:
+        cached = self._cache.get(lower)
+        if cached is not None:
+            return cached
+        lemma = self._overrides.get(lower)
+        if lemma is None:
+            found = self._table.get(lower)
+            lemma = found if isinstance(found, str) else lower
+        if len(self._cache) < 50_000:
+            self._cache[lower] = lemma
+        return lemma
+
+    def doc(self, text: str) -> Doc:
+        """A spaCy Doc with lower-case lemmas set, ready for the matchers."""
+        doc = self.nlp.make_doc(text)
+        for tok in doc:
+            tok.lemma_ = self.lemma(tok.lower_)
+        return doc
+
+    def lemmas(self, text: str) -> list[str]:
+        return [self.lemma(t.lower_) for t in self.nlp.make_doc(text)]
+
+    def words(self, text: str) -> list[str]:
+        return [t.lower_ for t in self.nlp.make_doc(text)]
+
+    @staticmethod
+    def tokens(doc: Doc) -> list[Token]:
+        out = []
+        for tok in doc:
+            text = tok.text
+            out.append(
+                Token(
+                    i=tok.i,
+                    text=text,
+                    lower=tok.lower_,
+                    lemma=tok.lemma_,
+                    start=tok.idx,
+                    end=tok.idx + len(text),
+                    is_punct=tok.is_punct or (not text.isalnum() and len(text) == 1),
+                    is_title=text[:1].isupper(),
+                    is_num=tok.like_num,
+                )
+            )
+        return out
