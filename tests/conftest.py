@@ -1,0 +1,28 @@
+"""Fixtures shared by every test module.
+
+Fixtures that start real services live in their own modules
+(``tests/support_*.py``) and are imported by the tests that need them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mnemolis.config import Config, load_config
+from mnemolis.understand import Understander
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def config() -> Config:
+    return load_config(ROOT)
+
+
+@pytest.fixture(scope="session")
+def understander(config: Config) -> Understander:
+    return Understander(config)
