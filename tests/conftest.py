@@ -10,12 +10,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from mnemolis.config import Config, load_config
 from mnemolis.understand import Understander
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+settings.register_profile("default", max_examples=150)
+settings.register_profile("thorough", max_examples=3000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(scope="session")

@@ -139,10 +139,22 @@ class Understander:
         dec = self.decomposer.decompose(a, start, end)
         if trace:
             self._describe_split(a, dec, trace)
+        return self._steps(a, dec, context, None, trace, conditions=True)
+
+    def _steps(
+        self,
+        a: Analysis,
+        dec: Decomposition,
+        context: Context | None,
+        hint: object,
+        trace: Trace | None,
+        conditions: bool,
+    ) -> list[Step]:
+        """Route each fragment; a pronoun takes the device named just before it."""
         steps: list[Step] = []
         routed: list[Routed | None] = []
         for frag in dec.fragments:
-            if len(dec.fragments) > 1 and frag.inherits_from is None:
+            if conditions and len(dec.fragments) > 1 and frag.inherits_from is None:
                 if trace:
                     trace.begin("condition (part)")
                 inner = self.conditions.detect(a, frag.start, frag.end)
@@ -167,7 +179,8 @@ class Understander:
                 routed.append(r)
                 if trace:
                     self._describe_route(r, trace)
-            self._resolve(a, part, frag.start, frag.end, context, None, trace)
+            self._resolve(a, part, frag.start, frag.end, context, hint, trace)
+            hint = part.slots.get("device") or hint
             steps.append(part)
         return steps
 
@@ -180,8 +193,8 @@ class Understander:
         condition = cond_routed.part
         if trace:
             self._describe_route(cond_routed, trace, "if")
-        then_start, _ = found.then
-        if a.cue_at("report", then_start) is not None and found.otherwise is None:
+        report = a.cue_at("report", found.then[0])
+        if report is not None and report.end == found.then[1] and found.otherwise is None:
             # "if the back door is unlocked, let me know": that is the question itself
             question = self.router.route(a, *found.condition).part
             self._resolve(a, question, *found.condition, context, None, trace)
@@ -212,28 +225,14 @@ class Understander:
         a: Analysis,
         span: tuple[int, int] | None,
         context: Context | None,
-        device: object,
+        hint: object,
         trace: Trace | None,
     ) -> list[Part]:
         if span is None:
             return []
         dec = self.decomposer.decompose(a, *span)
-        parts: list[Part] = []
-        roots: list[Routed | None] = []
-        for frag in dec.fragments:
-            root = roots[frag.inherits_from] if frag.inherits_from is not None else None
-            if root is not None:
-                part = self._inherit(a, root, frag, trace)
-                roots.append(None)
-            else:
-                r = self.router.route(a, frag.start, frag.end)
-                if trace:
-                    self._describe_route(r, trace, "then")
-                part = r.part
-                roots.append(r)
-            self._resolve(a, part, frag.start, frag.end, context, device, trace)
-            parts.append(part)
-        return parts
+        steps = self._steps(a, dec, context, hint, trace, conditions=False)
+        return [s for s in steps if isinstance(s, Part)]
 
     # ------------------------------------------------------------------ inheritance
 
@@ -291,7 +290,7 @@ class Understander:
             if part.source == "mqtt" and "device" not in part.slots and words & self.pronouns:
                 if hint:
                     part.slots["device"] = hint
-                    part.provenance.setdefault("slots", {})["device"] = "conditional"
+                    part.provenance.setdefault("slots", {})["device"] = "same request"
                 elif context is not None and context.devices:
                     plural = bool(words & self.plural_pronouns)
                     value: object = list(context.devices) if plural else context.devices[-1]

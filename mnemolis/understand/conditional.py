@@ -75,7 +75,7 @@ class ConditionDetector:
             q.kind == "cquestion" and q.start <= cue.start and cue.end <= q.end for q in a.cues
         )
 
-    def _is_verb(self, a: Analysis, i: int) -> bool:
+    def _is_verb(self, a: Analysis, i: int, end: int = 0) -> bool:
         """A clause start that is not a function word: "lock", "turn", "play"."""
         tok = a.tokens[i]
         return tok.lower not in self.stop and (
@@ -101,7 +101,8 @@ class ConditionDetector:
     def _served(self, a: Analysis, s: int, e: int) -> bool:
         if s >= e:
             return False
-        if a.cue_at("report", s) is not None:
+        report = a.cue_at("report", s)
+        if report is not None and report.end == e:
             return True
         cands = self.router.candidates(a, s, e)
         return bool(cands) and cands[0].score >= self.floor and cands[0].intent.source is not None
@@ -138,22 +139,20 @@ class ConditionDetector:
                 cut, boundary = (i, then_cue.end), "then"
                 break
         if cut is None:
-            fallback = None
-            for i in range(cond_start + 1, region_end):
-                if not self._opens_request(a, i, region_end):
-                    continue
-                if self._checkable(a, cond_start, i):
+            # a verb opens the consequence ("... lock it"); failing that, a phrase
+            # ("... lights on"); the words before it must read as a condition
+            for opens in (self._is_verb, self._opens_request):
+                for i in range(cond_start + 1, region_end):
+                    if opens(a, i, region_end) and self._checkable(a, cond_start, i):
+                        cut, boundary = (i, i), "verb"
+                        break
+                if cut is not None:
+                    break
+        if cut is None:
+            for i in range(cond_start + MIN_UNCHECKED_CONDITION, region_end):
+                if self._is_verb(a, i, region_end) and self._served(a, i, region_end):
                     cut, boundary = (i, i), "verb"
                     break
-                if (
-                    fallback is None
-                    and self._is_verb(a, i)
-                    and i - cond_start >= MIN_UNCHECKED_CONDITION
-                    and self._served(a, i, region_end)
-                ):
-                    fallback = (i, i)
-            if cut is None and fallback is not None:
-                cut, boundary = fallback, "verb"
         if cut is None:
             return None
         cond = self._trim(a, cond_start, cut[0])

@@ -79,7 +79,7 @@ class Guards:
     def _no_split(self, a: Analysis, start: int, end: int, occ: list[Occurrence]) -> None:
         for cue in a.cues_of("nosplit", start, end):
             for o in occ:
-                if o.start < cue.end or o.kind == ",":
+                if o.start < cue.end or o.kind == "," or o.guard is not None:
                     continue
                 if o.start - cue.end > NOSPLIT_WINDOW:
                     break

@@ -124,11 +124,15 @@ class NameIndex:
     def device(self, device_id: str) -> Device | None:
         return self._compiled.devices.get(device_id)
 
-    def devices_for_noun(self, noun: str, types: set[str] | None = None) -> list[Device]:
+    def devices_for_noun(
+        self, noun: str, types: set[str] | None = None, every: bool = False
+    ) -> list[Device]:
         """Devices a generic noun can mean: those named with it ("the blinds" -> the
-        living room blinds) first, else every device of a type it names."""
+        living room blinds) first, else every device of a type it names; with
+        ``every`` ("all the lights") the type comes first."""
         c = self._compiled
-        for table in (c.head_nouns, c.type_nouns):
+        tables = (c.type_nouns, c.head_nouns) if every else (c.head_nouns, c.type_nouns)
+        for table in tables:
             found = [c.devices[i] for i in table.get(noun, []) if i in c.devices]
             if types:
                 found = [d for d in found if d.type in types]

@@ -54,7 +54,8 @@ class Router:
         lang = config.language
         self.floor = lang.routing.get("floor", 0.5)
         self.coverage_weight = lang.routing.get("coverage_weight", 0.45)
-        self.missing_penalty = lang.routing.get("missing_required_penalty", 0.25)
+        self.missing_penalty = lang.routing.get("missing_required_penalty", 0.1)
+        self.wrong_type_penalty = lang.routing.get("wrong_device_type_penalty", 0.3)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
@@ -106,7 +107,7 @@ class Router:
                     continue
                 score -= self.missing_penalty
             if slots.wrong_type:
-                score -= self.missing_penalty
+                score -= self.wrong_type_penalty
             out.append(Candidate(intent, score, best, slots, coverage))
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out

@@ -122,27 +122,37 @@ class SlotExtractor:
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
         taken = {i for h in (*devices, *rooms) for i in range(h.start, h.end)}
+        types = set(intent.device_types)
+        if not types:
+            # "is the door locked": the state word says which kind of device is meant
+            states = {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
+            types = {t for t, known in self.config.device_states.items() if states & set(known)}
         room = rooms[0] if rooms else None
         if room is not None and "room" in intent.slots:
             out.fills["room"] = SlotFill("room", room.key, room.start, room.end, room.how)
         if "device" not in intent.slots:
             return
-        types = set(intent.device_types)
         if devices:
             hit = devices[0]
             device = self.names.device(hit.key)
             name = device.name if device else hit.key
             out.fills["device"] = SlotFill("device", name, hit.start, hit.end, hit.how)
-            out.wrong_type = bool(types) and device is not None and device.type not in types
+            out.wrong_type = (
+                bool(intent.device_types) and device is not None and device.type not in types
+            )
             return
         nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
         nouns = _longest(nouns)
         candidates = []
         how = "room"
         span = (room.start, room.end) if room else (-1, -1)
+        # "all the lights", "every lamp", or a plural noun: every device meant
+        wants_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
         if nouns:
             noun = nouns[-1]
-            candidates = self.names.devices_for_noun(noun.key, types)
+            last = a.tokens[noun.end - 1]
+            wants_all = wants_all or (last.lower != last.lemma and last.lower.endswith("s"))
+            candidates = self.names.devices_for_noun(noun.key, types, every=wants_all)
             how = "noun"
             span = (
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
@@ -161,7 +171,6 @@ class SlotExtractor:
             ]
         if not candidates:
             return
-        wants_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
         if len(candidates) == 1:
             out.fills["device"] = SlotFill("device", candidates[0].name, span[0], span[1], how)
         elif wants_all:
