@@ -118,7 +118,8 @@ def run_examples(config: Config, understander: Understander) -> list[str]:
             parts = [s for s in plan.steps if isinstance(s, Part)]
             where = f"{intent.path}:{ex.line}" if ex.line else intent.path
             if len(plan.steps) != 1 or not parts:
-                failures.append(f"{where}: {ex.text!r} gave {len(plan.steps)} steps, expected 1")
+                shape = f"{len(plan.steps)} steps" if len(plan.steps) != 1 else "a conditional"
+                failures.append(f"{where}: {ex.text!r} gave {shape}, expected one part")
                 continue
             part = parts[0]
             expected_intent = ex.intent if ex.intent is not None else None

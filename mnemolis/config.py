@@ -74,6 +74,7 @@ class IntentSpec:
     device_types: list[str] = field(default_factory=list)
     action: str | None = None  # the device action an mqtt intent performs
     condition: bool = False  # may be the "if" part of a conditional
+    avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
     examples: list[Example] = field(default_factory=list)
     path: str = ""
     line: int | None = None
@@ -87,6 +88,7 @@ class SlotSpec:
     minimum: float | None = None
     maximum: float | None = None
     units: list[str] = field(default_factory=list)  # words that mark a number as this slot
+    missing_penalty: float | None = None  # cost when an intent requires it and it is missing
 
 
 @dataclass
@@ -345,7 +347,8 @@ def _load_phrases(value: Any, at: _At) -> list[Phrase]:
         return []
     if not isinstance(value, list):
         raise at.error("phrases must be a list")
-    phrases = []
+    phrases: list[Phrase] = []
+    seen: set[str] = set()
     for i, item in enumerate(value):
         if isinstance(item, str):
             phrases.append(Phrase(" ".join(item.split())))
@@ -358,6 +361,9 @@ def _load_phrases(value: Any, at: _At) -> list[Phrase]:
             raise (at / i).error("a phrase must be a string or {text: ..., weight: ...}")
         if not phrases[-1].text:
             raise (at / i).error("a phrase must not be empty")
+        if phrases[-1].text.lower() in seen:
+            raise (at / i).error(f"phrase {phrases[-1].text!r} is listed twice")
+        seen.add(phrases[-1].text.lower())
     return phrases
 
 
@@ -374,6 +380,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         "action",
         "condition",
         "description",
+        "avoid",
     }
     for key in data:
         if key not in allowed:
@@ -387,6 +394,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
             f"{', '.join(SOURCES)} or null)"
         )
     phrases = _load_phrases(data.get("phrases"), at / "phrases")
+    avoid = _load_phrases(data.get("avoid"), at / "avoid")
     if not phrases:
         raise at.error(f"intent {name!r} has no phrases")
     slot_names = _strings(data.get("slots"), at / "slots", "slots")
@@ -442,6 +450,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         device_types=device_types,
         action=action,
         condition=bool(data.get("condition", False)),
+        avoid=avoid,
         examples=examples,
         path=str(at.path),
         line=at.line(),
@@ -475,6 +484,13 @@ def _load_slot(name: str, data: Any, at: _At) -> SlotSpec:
                 raise (at / key).error(f"slot {name!r}: {key} must be a number")
             setattr(spec, "minimum" if key == "min" else "maximum", float(data[key]))
     spec.units = _lower_words(data.get("units"), at / "units", "units")
+    if "missing_penalty" in data:
+        value = data["missing_penalty"]
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+            raise (at / "missing_penalty").error(
+                f"slot {name!r}: missing_penalty must be in [0, 1]"
+            )
+        spec.missing_penalty = float(value)
     return spec
 
 

@@ -167,7 +167,11 @@ ROWS: list[tuple[str, list[P | C]]] = [
     # 2. a pair protects its own "and", never the whole query
     (
         "what's happening with Iran and Israel right now, and also is the back door locked, plus what's the weather",
-        [P("knowledge.lookup"), P("device.state", device="back door"), P("weather.forecast")],
+        [
+            P(None, text="what is happening with Iran and Israel right now"),
+            P("device.state", device="back door"),
+            P("weather.forecast"),
+        ],
     ),
     # 3. every occurrence is judged, not only the first
     (

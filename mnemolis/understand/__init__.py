@@ -174,7 +174,8 @@ class Understander:
                 part = self._inherit(a, root, frag, trace)
                 routed.append(None)
             else:
-                r = self.router.route(a, frag.start, frag.end)
+                referent = bool(hint) or bool(context is not None and context.devices)
+                r = self.router.route(a, frag.start, frag.end, referent=referent)
                 part = r.part
                 routed.append(r)
                 if trace:
@@ -189,7 +190,7 @@ class Understander:
     ) -> Step:
         if trace:
             trace.begin("route")
-        cond_routed = self.router.route(a, *found.condition, condition=True)
+        cond_routed = self.router.route(a, *found.condition, condition=True, referent=True)
         condition = cond_routed.part
         if trace:
             self._describe_route(cond_routed, trace, "if")
@@ -262,7 +263,7 @@ class Understander:
         text = head + a.span_text(frag_s, frag_e) + tail
         inherited = [toks[i].text for i in kept if not toks[i].is_punct]
         sub = self.analyzer.analyze(text)
-        r = self.router.route(sub, 0, len(sub.tokens))
+        r = self.router.route(sub, 0, len(sub.tokens), referent=True)
         part = r.part
         part.provenance["inherited"] = inherited
         part.provenance["from"] = root.part.text

@@ -59,7 +59,8 @@ class Analysis:
     text: str
     doc: Doc
     tokens: list[Token]
-    matches: list[Match]
+    matches: list[Match]  # intent phrases
+    avoid: list[Match]  # words that argue against an intent
     slot_words: list[SlotWord]
     names: list[NameHit]
     cues: list[Cue]
@@ -126,11 +127,13 @@ class Analyzer:
         for match_id, start, end in self._slots(doc):
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
+        found = self.intents.find(doc)
         return Analysis(
             text=text,
             doc=doc,
             tokens=self.text.tokens(doc),
-            matches=self.intents.find(doc),
+            matches=[m for m in found if not m.rule.avoid],
+            avoid=[m for m in found if m.rule.avoid],
             slot_words=slot_words,
             names=self.names.find(doc),
             cues=cues,

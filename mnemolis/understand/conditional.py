@@ -95,7 +95,7 @@ class ConditionDetector:
     def _checkable(self, a: Analysis, s: int, e: int) -> bool:
         if s >= e:
             return False
-        cands = self.router.candidates(a, s, e, condition=True)
+        cands = self.router.candidates(a, s, e, condition=True, referent=True)
         return bool(cands) and cands[0].score >= self.floor
 
     def _served(self, a: Analysis, s: int, e: int) -> bool:
@@ -104,7 +104,7 @@ class ConditionDetector:
         report = a.cue_at("report", s)
         if report is not None and report.end == e:
             return True
-        cands = self.router.candidates(a, s, e)
+        cands = self.router.candidates(a, s, e, referent=True)
         return bool(cands) and cands[0].score >= self.floor and cands[0].intent.source is not None
 
     def _else(self, a: Analysis, s: int, end: int) -> Cue | None:

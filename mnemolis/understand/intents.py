@@ -1,7 +1,10 @@
 """The INTENT_MAP, compiled from YAML into spaCy matchers over lower-case lemmas.
 
-Plain phrases go to a PhraseMatcher; phrases with gaps, choices, optional
-words or slot captures become token patterns for the Matcher, whose
+Plain phrases of base forms go to a PhraseMatcher on lemmas, so "turn on"
+also matches "turning on"; a word written in an inflected form matches only
+as written ("longest" is not "long"). Phrases with gaps, choices, optional
+words, slot captures or inflected words become token patterns for the
+Matcher, whose
 alignments tell which words were the phrase, which were the gap and which
 were captured. One pass of each matcher per query finds every phrase of
 every intent; routing then looks only at matches inside a part.
@@ -32,6 +35,7 @@ class PhraseRule:
     literal_words: int
     # per pattern token: "lit", "gap" or "slot:<name>"
     roles: tuple[str, ...] = ()
+    avoid: bool = False  # a word that argues against the intent, not for it
 
 
 @dataclass
@@ -84,8 +88,11 @@ def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpe
             spec["OP"] = "?"
         return [(spec, "lit")]
     out = []
-    for lemma in text.lemmas(word):
-        spec = {"LEMMA": lemma}
+    for form in text.words(word):
+        lemma = text.lemma(form)
+        # a base form matches every inflection ("turn" ~ "turning"); an inflected
+        # form is meant as written ("longest" is not "long", "born" is not "bear")
+        spec = {"LEMMA": lemma} if lemma == form else {"LOWER": form}
         if optional:
             spec["OP"] = "?"
         out.append((spec, "lit"))
@@ -106,17 +113,19 @@ class IntentMap:
         for intent in config.intents.values():
             for phrase in intent.phrases:
                 self._add(intent, phrase.text, phrase.weight)
+            for phrase in intent.avoid:
+                self._add(intent, phrase.text, phrase.weight, avoid=True)
 
-    def _add(self, intent: IntentSpec, template: str, weight: float) -> None:
+    def _add(self, intent: IntentSpec, template: str, weight: float, avoid: bool = False) -> None:
         words = template.split()
         special = any(
             w == GAP or "|" in w or w.endswith("?") or w.startswith(("{", "(")) for w in words
-        )
-        key = f"{intent.name}|{template}"
-        self.phrase_count += 1
+        ) or any(self.text.lemma(w) != w for w in self.text.words(template))
+        key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
+        self.phrase_count += not avoid
         if not special:
             doc = self.text.doc(template)
-            rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc))
+            rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc), avoid)
             self._phrases.add(key, [doc])
         else:
             pattern: list[dict[str, Any]] = []
@@ -136,12 +145,12 @@ class IntentMap:
                     f"intent {intent.name!r}: phrase {template!r} must start and end with a word",
                 )
             literal = sum(1 for r in roles if r != "gap")
-            rule = PhraseRule(intent.name, template, weight, literal, tuple(roles))
+            rule = PhraseRule(intent.name, template, weight, literal, tuple(roles), avoid)
             self._patterns.add(key, [pattern])
         self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
 
     def find(self, doc: Doc) -> list[Match]:
-        """Every phrase of every intent found in ``doc``."""
+        """Every phrase of every intent found in ``doc`` (avoid words included)."""
         matches: list[Match] = []
         for match_id, start, end in self._phrases(doc):
             for rule in self._rules[match_id]:

@@ -55,7 +55,9 @@ class Router:
         self.floor = lang.routing.get("floor", 0.5)
         self.coverage_weight = lang.routing.get("coverage_weight", 0.45)
         self.missing_penalty = lang.routing.get("missing_required_penalty", 0.1)
+        self.nothing_penalty = lang.routing.get("nothing_to_act_on_penalty", 0.3)
         self.wrong_type_penalty = lang.routing.get("wrong_device_type_penalty", 0.3)
+        self.avoid_penalty = lang.routing.get("avoid_penalty", 0.15)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
@@ -67,8 +69,19 @@ class Router:
         return content or words
 
     def candidates(
-        self, a: Analysis, start: int, end: int, *, condition: bool = False
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        *,
+        condition: bool = False,
+        referent: bool = False,
     ) -> list[Candidate]:
+        """Every intent with a phrase in the range, scored, best first.
+
+        ``referent`` says whether a pronoun here can refer to something (an
+        earlier device in the conversation or the request).
+        """
         by_intent: dict[str, list[Match]] = {}
         for m in a.matches:
             if m.inside(start, end):
@@ -101,20 +114,41 @@ class Router:
                 (1 - self.coverage_weight) + self.coverage_weight * coverage
             )
             for slot in intent.requires:
-                if slot in slots.fills:
+                if slot in slots.fills or (slot == "device" and slots.options):
                     continue
-                if slot == "device" and (slots.options or has_pronoun):
+                if slot == "device" and has_pronoun and referent:
                     continue
-                score -= self.missing_penalty
+                spec = self.config.slots[slot]
+                if spec.missing_penalty is not None:
+                    score -= spec.missing_penalty
+                elif any(
+                    i not in covered for i in content if a.tokens[i].lower not in self.pronouns
+                ):
+                    score -= self.missing_penalty  # words left over may name it: say which exist
+                else:
+                    score -= self.nothing_penalty  # "stop it", "turn it off": nothing named at all
+            if any(
+                m.intent == name and m.inside(start, end) and not evidence.issuperset(m.literal)
+                for m in a.avoid
+            ):
+                score -= self.avoid_penalty
             if slots.wrong_type:
                 score -= self.wrong_type_penalty
             out.append(Candidate(intent, score, best, slots, coverage))
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
 
-    def route(self, a: Analysis, start: int, end: int, *, condition: bool = False) -> Routed:
+    def route(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        *,
+        condition: bool = False,
+        referent: bool = False,
+    ) -> Routed:
         text = a.span_text(start, end)
-        candidates = self.candidates(a, start, end, condition=condition)
+        candidates = self.candidates(a, start, end, condition=condition, referent=referent)
         best = candidates[0] if candidates else None
         part = Part(text=text)
         routed = Routed(start, end, part, best, candidates)

@@ -89,7 +89,7 @@ class SlotExtractor:
                 )
                 out.fills[w.slot] = SlotFill(w.slot, longest.value, longest.start, longest.end)
         self._numbers(a, start, end, intent, match, out)
-        if "location" in wanted:
+        if "location" in wanted and "location" not in out.fills:
             self._location(a, start, end, out)
         if "topic" in wanted:
             self._topic(a, start, end, match, out)
