@@ -75,6 +75,7 @@ class IntentSpec:
     action: str | None = None  # the device action an mqtt intent performs
     condition: bool = False  # may be the "if" part of a conditional
     avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
+    defer: bool = False  # a question frame that yields to a declined domain in the same part
     examples: list[Example] = field(default_factory=list)
     path: str = ""
     line: int | None = None
@@ -381,6 +382,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         "condition",
         "description",
         "avoid",
+        "defer",
     }
     for key in data:
         if key not in allowed:
@@ -451,6 +453,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         action=action,
         condition=bool(data.get("condition", False)),
         avoid=avoid,
+        defer=bool(data.get("defer", False)),
         examples=examples,
         path=str(at.path),
         line=at.line(),

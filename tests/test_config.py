@@ -39,7 +39,7 @@ BROKEN = [
         "intents/en/clock.yaml",
         "    slots: [location]\n",
         "    slots: [location\n",
-        1,
+        None,
         "invalid YAML",
     ),
     (

@@ -43,6 +43,20 @@ class Routed:
         return self.best.slots.options if self.best else []
 
 
+@dataclass
+class _PartFacts:
+    """What every candidate of one part is scored against."""
+
+    content: list[int]  # content tokens (not stop words or filler)
+    literal: dict[str, set[int]]  # tokens each intent's phrases cover
+    has_pronoun: bool
+    declined: bool  # a declined domain (source null) is named in the part
+    referent: bool  # a pronoun here can refer to something
+
+    def claimed_by_others(self, intent: str) -> set[int]:
+        return set().union(*(v for k, v in self.literal.items() if k != intent))
+
+
 def phrase_strength(match: Match) -> float:
     return match.rule.weight * min(1.0, 0.7 + 0.15 * match.rule.literal_words)
 
@@ -88,55 +102,72 @@ class Router:
                 by_intent.setdefault(m.intent, []).append(m)
         if not by_intent:
             return []
-        content = self.content(a, start, end)
-        literal = {n: {i for m in ms for i in m.literal} for n, ms in by_intent.items()}
-        claimed = {n: set().union(*(v for k, v in literal.items() if k != n)) for n in literal}
-        has_pronoun = any(a.tokens[i].lower in self.pronouns for i in range(start, end))
+        part = _PartFacts(
+            content=self.content(a, start, end),
+            literal={n: {i for m in ms for i in m.literal} for n, ms in by_intent.items()},
+            has_pronoun=any(a.tokens[i].lower in self.pronouns for i in range(start, end)),
+            declined=any(self.config.intents[n].source is None for n in by_intent),
+            referent=referent,
+        )
         out = []
         for name, matches in by_intent.items():
             intent = self.config.intents[name]
-            if condition and not intent.condition:
-                continue
-            best = max(matches, key=lambda m: (phrase_strength(m), m.end - m.start))
-            evidence = {i for m in matches for i in m.literal}
-            slots = self.slots.extract(a, start, end, intent, best)
-            topic = slots.fills.get("topic")
-            all_topic = set(topic.tokens) if topic else set()
-            # a word another intent's phrase claims is not part of a topic
-            topic_tokens = all_topic - claimed.get(name, set())
-            covered = evidence | (slots.covered - all_topic)
-            weight = sum(1.0 for i in content if i in covered)
-            weight += sum(
-                self.topic_weight for i in content if i in topic_tokens and i not in covered
-            )
-            coverage = weight / len(content) if content else 0.0
-            score = phrase_strength(best) * (
-                (1 - self.coverage_weight) + self.coverage_weight * coverage
-            )
-            for slot in intent.requires:
-                if slot in slots.fills or (slot == "device" and slots.options):
-                    continue
-                if slot == "device" and has_pronoun and referent:
-                    continue
-                spec = self.config.slots[slot]
-                if spec.missing_penalty is not None:
-                    score -= spec.missing_penalty
-                elif any(
-                    i not in covered for i in content if a.tokens[i].lower not in self.pronouns
-                ):
-                    score -= self.missing_penalty  # words left over may name it: say which exist
-                else:
-                    score -= self.nothing_penalty  # "stop it", "turn it off": nothing named at all
-            if any(
-                m.intent == name and m.inside(start, end) and not evidence.issuperset(m.literal)
-                for m in a.avoid
-            ):
-                score -= self.avoid_penalty
-            if slots.wrong_type:
-                score -= self.wrong_type_penalty
-            out.append(Candidate(intent, score, best, slots, coverage))
+            if not condition or intent.condition:
+                out.append(self._score(a, start, end, intent, matches, part))
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
+
+    def _score(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        matches: list[Match],
+        part: _PartFacts,
+    ) -> Candidate:
+        """Phrase strength, scaled by how much of the part the intent explains."""
+        best = max(matches, key=lambda m: (phrase_strength(m), m.end - m.start))
+        evidence = part.literal[intent.name]
+        claimed = part.claimed_by_others(intent.name)
+        slots = self.slots.extract(a, start, end, intent, best)
+        topic = slots.fills.get("topic")
+        all_topic = set(topic.tokens) if topic else set()
+        # a word another intent's phrase claims is not part of a topic
+        topic_tokens = all_topic - claimed
+        covered = evidence | (slots.covered - all_topic)
+        weight = sum(1.0 for i in part.content if i in covered)
+        weight += sum(self.topic_weight for i in part.content if i in topic_tokens - covered)
+        coverage = weight / len(part.content) if part.content else 0.0
+        score = phrase_strength(best) * (
+            (1 - self.coverage_weight) + self.coverage_weight * coverage
+        )
+        for slot in intent.requires:
+            if slot in slots.fills or (slot == "device" and slots.options):
+                continue
+            if slot == "device" and part.has_pronoun and part.referent:
+                continue
+            spec = self.config.slots[slot]
+            leftover = [
+                i
+                for i in part.content
+                if i not in covered and i not in claimed and a.tokens[i].lower not in self.pronouns
+            ]
+            if spec.missing_penalty is not None:
+                score -= spec.missing_penalty
+            elif leftover:
+                score -= self.missing_penalty  # words left over may name it: say which exist
+            else:
+                score -= self.nothing_penalty  # "stop it", "turn on the radio": nothing to act on
+        argued_against = any(
+            m.intent == intent.name and m.inside(start, end) and not evidence.issuperset(m.literal)
+            for m in a.avoid
+        )
+        if argued_against or (intent.defer and part.declined):
+            score -= self.avoid_penalty
+        if slots.wrong_type:
+            score -= self.wrong_type_penalty
+        return Candidate(intent, score, best, slots, coverage)
 
     def route(
         self,
