@@ -97,7 +97,7 @@ def percentile(values: Sequence[float], p: float) -> float:
     if not 0 < p <= 100:
         raise ValueError("percentile must be in (0, 100]")
     ordered = sorted(values)
-    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    rank = max(1, math.ceil(p * len(ordered) / 100))
     return ordered[rank - 1]
 
 
@@ -211,6 +211,8 @@ def slot_equal(expected: Any, actual: Any) -> bool:
             slot_equal(e, a) for e, a in zip(expected, actual, strict=True)
         )
     if expected is None or actual is None:
+        return expected is actual
+    if isinstance(expected, bool) or isinstance(actual, bool):
         return expected is actual
     e_num, a_num = _number(expected), _number(actual)
     if e_num is not None and a_num is not None:
