@@ -1,4 +1,4 @@
-"""`mnemolis eval FILE.jsonl`: score the router on labelled sentences.
+"""`mnemolis eval FILE.jsonl [FILE ...]`: score the router on labelled sentences.
 
 The report gives, for routing, precision, recall and F1 per source over
 {mqtt, weather, kiwix, clock, null} and their macro-F1, a confusion table and
@@ -8,6 +8,7 @@ at the wrong place; and the understanding latency per query (p50, p99).
 ``--json`` writes the same figures for machines, ``--dump`` every row with
 expected against predicted, and ``--min-*`` floors make the command exit 1
 when missed, so CI can gate on it. Exit 2 means the input itself is wrong.
+Several files of one format are scored as one set (``tests/data/*.jsonl``).
 
 Formats (``--format``, or detected from the first row)
 ------------------------------------------------------
@@ -31,7 +32,8 @@ Formats (``--format``, or detected from the first row)
 
   - ``text`` (required): the query as a person would say or type it.
   - ``parts``: the expected parts, as spoken, in spoken order. A conditional
-    lists its condition where it was said, without "if" ("it is unlocked").
+    lists its condition where it was said, without its trigger word ("if",
+    "when", "as soon as"): "it is unlocked".
     A part that borrows a verb ("... and also in berlin") may be written as
     spoken ("in berlin") or complete ("the weather in berlin"). Required when
     the row has more than one part; when absent, the row is one part and its
@@ -44,7 +46,7 @@ Formats (``--format``, or detected from the first row)
     declined by that name. A slot whose expected value is ``null`` must be
     absent. Only the slots named are checked.
   - ``conditional``: true or false, whether the plan must hold a conditional.
-  - ``fold``, ``note``: free, for the writer.
+  - ``fold``: an integer, for ``--folds`` and ``--holdout``; ``note``: free text.
 
   Scored: source macro-F1, intent accuracy, slot accuracy (per expected
   slot), conditional detection, and split exact match.
@@ -86,7 +88,7 @@ from mnemolis.evaluation.datasets import (
     Dataset,
     Row,
     load_edge_words,
-    read_dataset,
+    read_datasets,
 )
 from mnemolis.evaluation.metrics import PartKeyer
 from mnemolis.evaluation.report import (
@@ -156,7 +158,8 @@ def check_floors(summary: SliceSummary, args: argparse.Namespace) -> list[FloorC
         value = f.value(summary)
         if value is None:
             flag = "--" + f.option.replace("_", "-")
-            raise DataError(args.file, None, f"{flag} needs {f.needs}, and this data has none")
+            where = ", ".join(args.files)
+            raise DataError(where, None, f"{flag} needs {f.needs}, and this data has none")
         checks.append(FloorCheck(f.name, floor, value, value >= floor))
     return checks
 
@@ -198,7 +201,8 @@ def add_eval_parser(sub: Any) -> None:
         help="score the router on labelled sentences (JSON lines)",
         description="Score routing, splitting and latency on a labelled JSON-lines file.",
     )
-    p.add_argument("file", help="labelled data, one JSON object a line")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="labelled data, one JSON object a line; several files of one format")
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--format", choices=FORMATS, help="default: detected from the first row")
     p.add_argument("--mapping", help="YAML mapping dataset labels to sources (hwu64, mixsnips)")
@@ -318,6 +322,7 @@ def jsonable(obj: Any) -> Any:
 def dump_row(r: RowResult, timing: bool) -> dict[str, Any]:
     row = r.row
     out: dict[str, Any] = {
+        "file": row.file,
         "line": row.line,
         "text": row.text,
         "fold": row.fold,
@@ -372,10 +377,10 @@ def run(
     err = err or sys.stderr
     try:
         config = understander.config if understander else load_config(args.config)
-        dataset = read_dataset(args.file, config, args.format, args.mapping)
+        dataset = read_datasets(args.files, config, args.format, args.mapping)
         rows = select_rows(dataset, args)
         if args.holdout and not any((r.fold or 0) % HOLDOUT_EVERY == 0 for r in rows):
-            raise DataError(args.file, None, f"--holdout: no row is in a fold divisible by "
+            raise DataError(dataset.path, None, f"--holdout: no row is in a fold divisible by "
                             f"{HOLDOUT_EVERY}")
         understander = understander or Understander(config)
         keyer = make_keyer(config, understander)
@@ -387,12 +392,12 @@ def run(
         parts, splits = part_mistakes(results), split_mistakes(results)
 
         mapping = dataset.mapping.path if dataset.mapping else None
-        head = f"mnemolis eval: {args.file} ({dataset.format}, {len(rows)} of "
+        head = f"mnemolis eval: {dataset.path} ({dataset.format}, {len(rows)} of "
         head += f"{len(dataset.rows)} rows" + (f", mapping {mapping}" if mapping else "") + ")"
         lines = [head, ""]
         for s in summaries:
             lines += [*slice_lines(s), ""]
-        lines += mistake_lines(parts, splits, args.errors)
+        lines += mistake_lines(parts, splits, args.errors, show_file=len(args.files) > 1)
         for f in floors:
             verdict = "ok" if f.passed else "MISSED"
             lines.append(f"floor {f.name}: {f.value:.3f} >= {f.floor:.3f} {verdict}")
@@ -400,7 +405,7 @@ def run(
 
         if args.json:
             report = {
-                "file": args.file,
+                "files": list(args.files),
                 "format": dataset.format,
                 "mapping": mapping,
                 "rows": len(rows),

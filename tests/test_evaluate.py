@@ -409,7 +409,7 @@ def test_json_output_shape(understander: Understander, hwu_file: Path, tmp_path:
                         "--dump", str(dump), "--min-macro-f1", "0")
     assert code == 0
     data = json.loads(report.read_text())
-    assert set(data) >= {"file", "format", "mapping", "rows", "slices", "floors", "passed",
+    assert set(data) >= {"files", "format", "mapping", "rows", "slices", "floors", "passed",
                          "mistakes"}
     assert data["format"] == "hwu64" and data["rows"] == 20 and data["passed"] is True
     assert list(data["slices"]) == ["all", "tuning", "holdout"]
@@ -526,3 +526,17 @@ def test_the_cli_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"mnemolis eval: {SAMPLE} (mnemolis, 16 of 16 rows)")
     assert json.loads(report.read_text())["passed"] is True
+
+
+def test_several_files_of_one_format_are_scored_together(
+    understander: Understander, contradiction: Path, hwu_file: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.json"
+    code, out, _ = _run(understander, str(SAMPLE), str(contradiction), "--json", str(report),
+                        "--errors", "100")
+    assert code == 0
+    data = json.loads(report.read_text())
+    assert data["files"] == [str(SAMPLE), str(contradiction)] and data["rows"] == 20
+    assert f"{contradiction}:" in out  # mistakes name their file when there are several
+    code, out, err = _run(understander, str(SAMPLE), str(hwu_file))
+    assert code == 2 and "give files of one format" in err

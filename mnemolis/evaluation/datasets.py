@@ -62,6 +62,7 @@ class Row:
     split_known: bool = False  # the parts' texts are labelled
     fold: int | None = None
     conditional: bool | None = None
+    file: str = ""
 
 
 @dataclass
@@ -200,7 +201,25 @@ def read_dataset(
             rows.append(_mixsnips_row(path, n, obj, mapping))
         else:
             rows.append(_mnemolis_row(path, n, obj, config))
+        rows[-1].file = str(path)
     return Dataset(path=str(path), format=fmt, rows=rows, mapping=mapping)
+
+
+def read_datasets(
+    paths: list[str],
+    config: Config,
+    fmt: str | None = None,
+    mapping_path: Path | str | None = None,
+) -> Dataset:
+    """Several files of one format read as one ("tests/data/*.jsonl")."""
+    parts = [read_dataset(p, config, fmt, mapping_path) for p in paths]
+    first = parts[0]
+    for other in parts[1:]:
+        if other.format != first.format:
+            raise DataError(other.path, None, f"is {other.format}, but {first.path} is "
+                            f"{first.format}: give files of one format")
+    rows = [row for d in parts for row in d.rows]
+    return Dataset(", ".join(d.path for d in parts), first.format, rows, first.mapping)
 
 
 def _text(path: Path, n: int, value: Any, what: str = "text") -> str:

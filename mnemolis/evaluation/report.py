@@ -156,6 +156,7 @@ def summarise(name: str, results: Sequence[RowResult], timing: bool = True) -> S
 class PartMistake:
     """A part routed to the wrong source, or given the wrong intent or slots."""
 
+    file: str
     line: int
     what: str  # source | intent | slots
     text: str  # the row's text
@@ -169,6 +170,7 @@ class PartMistake:
 
 @dataclass
 class SplitMistake:
+    file: str
     line: int
     kind: str
     text: str
@@ -182,6 +184,7 @@ _WHAT_ORDER = {"source": 0, "intent": 1, "slots": 2}
 def _mistake(r: RowResult, c: PartCheck, what: str, expected: str, got: str) -> PartMistake:
     pred = c.predicted
     return PartMistake(
+        file=r.row.file,
         line=r.row.line,
         what=what,
         text=r.row.text,
@@ -211,7 +214,7 @@ def part_mistakes(results: Sequence[RowResult]) -> list[PartMistake]:
                 )
             if c.slot_misses and c.source_ok is not False:
                 out.append(_mistake(r, c, "slots", "", "; ".join(c.slot_misses)))
-    out.sort(key=lambda m: (_WHAT_ORDER[m.what], -m.confidence, m.line))
+    out.sort(key=lambda m: (_WHAT_ORDER[m.what], -m.confidence, m.file, m.line))
     return out
 
 
@@ -219,6 +222,7 @@ def split_mistakes(results: Sequence[RowResult]) -> list[SplitMistake]:
     """Rows whose split is furthest off first (by how many parts), then by line."""
     out = [
         SplitMistake(
+            file=r.row.file,
             line=r.row.line,
             kind=r.split.kind,
             text=r.row.text,
@@ -228,7 +232,7 @@ def split_mistakes(results: Sequence[RowResult]) -> list[SplitMistake]:
         for r in results
         if r.split is not None and not r.split.exact
     ]
-    out.sort(key=lambda m: (-abs(len(m.got) - len(m.expected)), m.line))
+    out.sort(key=lambda m: (-abs(len(m.got) - len(m.expected)), m.file, m.line))
     return out
 
 
@@ -297,13 +301,16 @@ def slice_lines(s: SliceSummary) -> list[str]:
 
 
 def mistake_lines(parts: Sequence[PartMistake], splits: Sequence[SplitMistake],
-                  limit: int) -> list[str]:
+                  limit: int, show_file: bool = False) -> list[str]:
+    def where(m: PartMistake | SplitMistake) -> str:
+        return f"{m.file}:{m.line}" if show_file else f"line {m.line}"
+
     lines: list[str] = []
     if parts and limit:
         lines.append(f"worst part mistakes ({min(limit, len(parts))} of {len(parts)})")
         for m in parts[:limit]:
             label = f" [{m.label}]" if m.label else ""
-            lines.append(f"  line {m.line}{label} {m.what}: expected {m.expected or '-'}, "
+            lines.append(f"  {where(m)}{label} {m.what}: expected {m.expected or '-'}, "
                          f"got {m.got} (confidence {m.confidence:.2f})")
             lines.append(f"    text: {m.text!r}")
             if m.got_part is not None and m.got_part != m.text:
@@ -311,7 +318,7 @@ def mistake_lines(parts: Sequence[PartMistake], splits: Sequence[SplitMistake],
     if splits and limit:
         lines.append(f"worst split mistakes ({min(limit, len(splits))} of {len(splits)})")
         for s in splits[:limit]:
-            lines.append(f"  line {s.line} {s.kind}: {s.text!r}")
+            lines.append(f"  {where(s)} {s.kind}: {s.text!r}")
             lines.append("    expected: " + " | ".join(s.expected))
             lines.append("    got:      " + " | ".join(s.got))
     return lines
