@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mnemolis.config import Config, ConfigError, load_config
+from mnemolis.evaluate import add_eval_parser
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.understand import Context, Trace, Understander
 
@@ -175,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="validate intents/ and sources/ and run every intent example")
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_check)
+
+    add_eval_parser(sub)
     return parser
 
 

@@ -1,0 +1,386 @@
+"""Labelled data for `mnemolis eval`: three JSON-lines formats read into one `Row` shape.
+
+- ``hwu64``: one request a row, ``text`` plus the dataset's ``intent`` label
+  (and ``scenario``, ``fold``); a mapping file turns labels into sources.
+- ``mixsnips``: compound requests, ``text`` plus ``parts`` (each with its
+  ``text`` and ``intent`` label) and ``connectors``; a mapping file again.
+- ``mnemolis``: the project's own regression format, labelled with the
+  router's own vocabulary (see `mnemolis.evaluate` for the field list).
+
+Every problem names the file and line and raises `DataError`; nothing here
+runs the router.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mnemolis.config import Config, ConfigError
+from mnemolis.plan import SOURCES
+
+FORMATS = ("hwu64", "mixsnips", "mnemolis")
+PACKAGE_DIR = Path(__file__).resolve().parent
+DEFAULT_MAPPINGS = {
+    "hwu64": PACKAGE_DIR / "hwu64_sources.yaml",
+    "mixsnips": PACKAGE_DIR / "mixsnips_sources.yaml",
+}
+#: A line longer than this is not a sentence; refuse it rather than read it.
+MAX_LINE_CHARS = 100_000
+MAX_TEXT_CHARS = 2_000
+
+
+class DataError(ConfigError):
+    """Bad labelled data or a bad mapping, located at a file and line like a
+    configuration error; `mnemolis eval` reports it and exits 2."""
+
+
+@dataclass
+class ExpectedPart:
+    """What one part of a row should come out as; ``None`` fields are not labelled."""
+
+    text: str | None = None  # None: the row's parts are not labelled (one part implied)
+    label: str | None = None  # the dataset's own label ("alarm_set"), for reports
+    source: str | None = None  # None = out of scope, when source_known
+    source_known: bool = False
+    intent: str | None = None  # None = out of scope, when intent_known
+    intent_known: bool = False
+    slots: dict[str, Any] | None = None
+
+
+@dataclass
+class Row:
+    """One labelled query."""
+
+    line: int
+    text: str
+    parts: list[ExpectedPart]
+    split_known: bool = False  # the parts' texts are labelled
+    fold: int | None = None
+    conditional: bool | None = None
+    file: str = ""
+
+
+@dataclass
+class SourceMapping:
+    """Dataset labels -> sources, read from a YAML file."""
+
+    path: str
+    sources: dict[str, str | None] = field(default_factory=dict)
+    default: str | None = None
+    has_default: bool = False
+
+    def source_of(self, label: str, where: Path | str, line: int) -> str | None:
+        if label in self.sources:
+            return self.sources[label]
+        if self.has_default:
+            return self.default
+        raise DataError(where, line, f"label {label!r} is not in the mapping {self.path}")
+
+
+@dataclass
+class Dataset:
+    path: str
+    format: str
+    rows: list[Row]
+    mapping: SourceMapping | None = None
+
+
+# --------------------------------------------------------------------------- mapping
+
+
+def _source_name(value: Any, path: Path, what: str, line: int | None = None) -> str | None:
+    if value is None or value == "null":
+        return None
+    if not isinstance(value, str) or value not in SOURCES:
+        known = ", ".join([*SOURCES, "null"])
+        raise DataError(path, line, f"{what}: {value!r} is not a source (one of {known})")
+    return value
+
+
+def load_mapping(path: Path | str) -> SourceMapping:
+    """Read ``default:`` and ``sources: {source: [label, ...]}`` with the safe loader."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read the mapping: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise DataError(path, mark.line + 1 if mark else None, "invalid YAML") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("sources"), dict):
+        raise DataError(path, None, "a mapping needs `sources: {source: [labels]}`")
+    mapping = SourceMapping(path=str(path))
+    if "default" in data:
+        mapping.has_default = True
+        mapping.default = _source_name(data["default"], path, "default")
+    for key, labels in data["sources"].items():
+        source = _source_name(key, path, "sources")
+        if isinstance(labels, str):
+            labels = [labels]
+        if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+            raise DataError(path, None, f"sources.{key} must be a list of labels")
+        for label in labels:
+            if label in mapping.sources and mapping.sources[label] != source:
+                raise DataError(path, None, f"label {label!r} is mapped to two sources")
+            mapping.sources[label] = source
+    return mapping
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    out: list[tuple[int, dict[str, Any]]] = []
+    with handle:
+        try:
+            for n, line in enumerate(handle, 1):
+                if len(line) > MAX_LINE_CHARS:
+                    raise DataError(path, n, f"line longer than {MAX_LINE_CHARS} characters")
+                if not line.strip() or line.lstrip().startswith("//"):
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, n, f"not JSON: {exc.msg}") from exc
+                if not isinstance(obj, dict):
+                    raise DataError(path, n, "each line must be a JSON object")
+                out.append((n, obj))
+        except UnicodeDecodeError as exc:
+            raise DataError(path, None, "not UTF-8 text") from exc
+    if not out:
+        raise DataError(path, None, "no rows")
+    return out
+
+
+def detect_format(obj: dict[str, Any]) -> str:
+    """Guess the format from the first row's keys."""
+    parts = obj.get("parts")
+    if "connectors" in obj or (isinstance(parts, list) and parts and isinstance(parts[0], dict)):
+        return "mixsnips"
+    if "scenario" in obj or (isinstance(obj.get("intent"), str) and "fold" in obj):
+        return "hwu64"
+    return "mnemolis"
+
+
+def read_dataset(
+    path: Path | str,
+    config: Config,
+    fmt: str | None = None,
+    mapping_path: Path | str | None = None,
+) -> Dataset:
+    path = Path(path)
+    objects = _read_objects(path)
+    fmt = fmt or detect_format(objects[0][1])
+    if fmt not in FORMATS:
+        raise DataError(path, None, f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    mapping: SourceMapping | None = None
+    if fmt == "mnemolis":
+        if mapping_path is not None:
+            raise DataError(
+                mapping_path, None, "--mapping applies to hwu64 and mixsnips; mnemolis rows "
+                "name their sources and intents themselves"
+            )
+    else:
+        mapping = load_mapping(mapping_path or DEFAULT_MAPPINGS[fmt])
+    rows = []
+    for n, obj in objects:
+        if fmt == "hwu64":
+            assert mapping is not None
+            rows.append(_hwu64_row(path, n, obj, mapping))
+        elif fmt == "mixsnips":
+            assert mapping is not None
+            rows.append(_mixsnips_row(path, n, obj, mapping))
+        else:
+            rows.append(_mnemolis_row(path, n, obj, config))
+        rows[-1].file = str(path)
+    return Dataset(path=str(path), format=fmt, rows=rows, mapping=mapping)
+
+
+def read_datasets(
+    paths: list[str],
+    config: Config,
+    fmt: str | None = None,
+    mapping_path: Path | str | None = None,
+) -> Dataset:
+    """Several files of one format read as one ("tests/data/*.jsonl")."""
+    parts = [read_dataset(p, config, fmt, mapping_path) for p in paths]
+    first = parts[0]
+    for other in parts[1:]:
+        if other.format != first.format:
+            raise DataError(other.path, None, f"is {other.format}, but {first.path} is "
+                            f"{first.format}: give files of one format")
+    rows = [row for d in parts for row in d.rows]
+    return Dataset(", ".join(d.path for d in parts), first.format, rows, first.mapping)
+
+
+def _text(path: Path, n: int, value: Any, what: str = "text") -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(path, n, f"{what!r} must be a non-empty string")
+    if len(value) > MAX_TEXT_CHARS:
+        raise DataError(path, n, f"{what!r} is longer than {MAX_TEXT_CHARS} characters")
+    return value
+
+
+def _fold(path: Path, n: int, obj: dict[str, Any]) -> int | None:
+    fold = obj.get("fold")
+    if fold is None:
+        return None
+    if isinstance(fold, bool) or not isinstance(fold, int):
+        raise DataError(path, n, "'fold' must be an integer")
+    return fold
+
+
+def _hwu64_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMapping) -> Row:
+    label = obj.get("intent")
+    if not isinstance(label, str):
+        raise DataError(path, n, "an hwu64 row needs an 'intent' label")
+    part = ExpectedPart(
+        label=label, source=mapping.source_of(label, path, n), source_known=True
+    )
+    return Row(line=n, text=_text(path, n, obj.get("text")), parts=[part], fold=_fold(path, n, obj))
+
+
+def _mixsnips_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMapping) -> Row:
+    raw = obj.get("parts")
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, dict) for p in raw):
+        raise DataError(path, n, "a mixsnips row needs 'parts': [{text, intent}, ...]")
+    parts = []
+    for p in raw:
+        label = p.get("intent")
+        if not isinstance(label, str):
+            raise DataError(path, n, "each part needs an 'intent' label")
+        parts.append(
+            ExpectedPart(
+                text=_text(path, n, p.get("text"), "parts[].text"),
+                label=label,
+                source=mapping.source_of(label, path, n),
+                source_known=True,
+            )
+        )
+    return Row(
+        line=n,
+        text=_text(path, n, obj.get("text")),
+        parts=parts,
+        split_known=True,
+        fold=_fold(path, n, obj),
+    )
+
+
+_MNEMOLIS_KEYS = {
+    "text", "parts", "sources", "intents", "slots", "source", "intent", "conditional",
+    "fold", "note",
+}
+
+
+def _per_part(
+    path: Path, n: int, obj: dict[str, Any], plural: str, singular: str
+) -> list[Any] | None:
+    """``sources: [..]`` per part, or ``source: x`` for a one-part row."""
+    if plural in obj and singular in obj:
+        raise DataError(path, n, f"give either {plural!r} or {singular!r}, not both")
+    if singular in obj:
+        return [obj[singular]]
+    value = obj.get(plural)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise DataError(path, n, f"{plural!r} must be a list with one entry per part")
+    return value
+
+
+def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Row:
+    unknown = sorted(set(obj) - _MNEMOLIS_KEYS)
+    if unknown:
+        raise DataError(path, n, f"unknown field(s) {', '.join(map(repr, unknown))}")
+    text = _text(path, n, obj.get("text"))
+    texts = obj.get("parts")
+    if texts is not None and (not isinstance(texts, list) or not texts):
+        raise DataError(path, n, "'parts' must be a non-empty list of strings")
+    sources = _per_part(path, n, obj, "sources", "source")
+    intents = _per_part(path, n, obj, "intents", "intent")
+    slots = obj.get("slots")
+    slot_list = [slots] if isinstance(slots, dict) else slots
+    if slot_list is not None and not isinstance(slot_list, list):
+        raise DataError(path, n, "'slots' must be a mapping, or a list of mappings per part")
+    lengths = {
+        name: len(v)
+        for name, v in (("parts", texts), ("sources", sources), ("intents", intents),
+                        ("slots", slot_list))
+        if v is not None
+    }
+    count = lengths.get("parts", max(lengths.values(), default=1))
+    for name, length in lengths.items():
+        if length != count:
+            what = "'parts'" if "parts" in lengths else "the other lists"
+            raise DataError(path, n, f"{name!r} has {length} entries but {what} {count}")
+    if texts is None and count > 1:
+        raise DataError(path, n, "a row with more than one part must list its 'parts'")
+    conditional = obj.get("conditional")
+    if conditional is not None and not isinstance(conditional, bool):
+        raise DataError(path, n, "'conditional' must be true or false")
+    parts = []
+    for i in range(count):
+        part = ExpectedPart()
+        if texts is not None:
+            part.text = _text(path, n, texts[i], f"parts[{i}]")
+        if intents is not None:
+            intent = intents[i]
+            if intent is not None:
+                spec = config.intents.get(intent) if isinstance(intent, str) else None
+                if spec is None:
+                    raise DataError(path, n, f"intent {intent!r} is not defined in the config")
+                # a decline.* intent is out of scope: its source is null
+                part.source, part.source_known = spec.source, True
+            else:
+                part.source, part.source_known = None, True
+            part.intent, part.intent_known = intent, True
+        if sources is not None:
+            source = _source_name(sources[i], path, f"sources[{i}]", n)
+            if part.intent_known and source != part.source:
+                raise DataError(
+                    path, n, f"intent {part.intent!r} routes to {part.source or 'null'}, "
+                    f"but sources[{i}] says {source or 'null'}"
+                )
+            part.source, part.source_known = source, True
+        if slot_list is not None:
+            value = slot_list[i]
+            if value is not None and not isinstance(value, dict):
+                raise DataError(path, n, f"slots[{i}] must be a mapping of slot -> value")
+            part.slots = value
+        parts.append(part)
+    return Row(
+        line=n,
+        text=text,
+        parts=parts,
+        split_known=texts is not None,
+        fold=_fold(path, n, obj),
+        conditional=conditional,
+    )
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+SCORING_FILE = PACKAGE_DIR / "scoring.yaml"
+
+
+def load_edge_words(path: Path | str = SCORING_FILE) -> list[str]:
+    """The words split comparison ignores at the edges of a part (scoring.yaml)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise DataError(path, None, f"cannot read the scoring file: {exc}") from exc
+    edges = data.get("edge_words") if isinstance(data, dict) else None
+    if not isinstance(edges, list) or not all(isinstance(w, str) for w in edges):
+        raise DataError(path, None, "`edge_words` must be a list of strings")
+    return edges
