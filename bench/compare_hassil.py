@@ -97,7 +97,10 @@ def run_hassil(
     request = {"language": settings["language"], "names": names, "areas": areas, "texts": texts}
     done = subprocess.run(
         [str(venv / "bin" / "python"), str(WORKER)],
-        input=json.dumps(request), capture_output=True, text=True, check=False,
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         return f"the hassil worker exited {done.returncode}: {done.stderr.strip()[-300:]}"
@@ -145,8 +148,9 @@ def table(runs: list[SystemRun], expected: list[str | None]) -> list[str]:
         base, other = runs
         p50 = percentile(other.ms, 50) / percentile(base.ms, 50)
         p99 = percentile(other.ms, 99) / percentile(base.ms, 99)
-        lines.append(f"latency ratio {other.name.split()[0]} / {base.name}: "
-                     f"p50 {p50:.1f}x, p99 {p99:.1f}x")
+        lines.append(
+            f"latency ratio {other.name.split()[0]} / {base.name}: p50 {p50:.1f}x, p99 {p99:.1f}x"
+        )
     return lines
 
 
@@ -163,8 +167,7 @@ def main() -> int:
     except DataError as exc:
         print(f"compare_hassil: {exc}", file=sys.stderr)
         return 2
-    selection = argparse.Namespace(folds=None, exclude_folds=None, holdout=False,
-                                   limit=args.limit)
+    selection = argparse.Namespace(folds=None, exclude_folds=None, holdout=False, limit=args.limit)
     rows = select_rows(dataset, selection)
     texts = [r.text for r in rows]
     expected = [r.parts[0].source for r in rows]

@@ -105,6 +105,7 @@ class Language:
     numbers: dict[str, int] = field(default_factory=dict)
     multipliers: dict[str, int] = field(default_factory=dict)
     conjunctions: list[str] = field(default_factory=list)
+    strong_conjunctions: list[str] = field(default_factory=list)
     no_split: list[str] = field(default_factory=list)
     fixed_pairs: list[str] = field(default_factory=list)
     stop_words: set[str] = field(default_factory=set)
@@ -120,6 +121,7 @@ class Language:
     condition_report: list[str] = field(default_factory=list)
     pronouns: set[str] = field(default_factory=set)
     plural_pronouns: set[str] = field(default_factory=set)
+    subject_pronouns: set[str] = field(default_factory=set)
     determiners: set[str] = field(default_factory=set)
     prepositions: set[str] = field(default_factory=set)
     place_prepositions: set[str] = field(default_factory=set)
@@ -260,6 +262,7 @@ _LANGUAGE_LISTS = {
     "politeness": "politeness",
     "polite_openers": "polite_openers",
     "conjunctions": "conjunctions",
+    "strong_conjunctions": "strong_conjunctions",
     "no_split": "no_split",
     "fixed_pairs": "fixed_pairs",
     "colloquial_questions": "colloquial_questions",
@@ -273,6 +276,7 @@ _LANGUAGE_SETS = {
     "clause_starts": "clause_starts",
     "pronouns": "pronouns",
     "plural_pronouns": "plural_pronouns",
+    "subject_pronouns": "subject_pronouns",
     "determiners": "determiners",
     "prepositions": "prepositions",
     "place_prepositions": "place_prepositions",

@@ -125,18 +125,42 @@ def _class_score(s: SliceSummary, attr: str) -> float | None:
 
 
 FLOORS = (
-    Floor("min_macro_f1", "source macro-F1",
-          lambda s: s.routing.macro_f1 if s.routing else None, "labelled sources"),
-    Floor("min_exact", "exact split",
-          lambda s: s.split.exact_rate if s.split else None, "labelled parts"),
-    Floor("min_intent_accuracy", "intent accuracy",
-          lambda s: s.intents.rate if s.intents else None, "labelled intents"),
-    Floor("min_slot_accuracy", "slot accuracy",
-          lambda s: s.slots.rate if s.slots else None, "labelled slots"),
-    Floor("min_oos_precision", "out-of-scope precision",
-          lambda s: _class_score(s, "precision"), "labelled sources"),
-    Floor("min_oos_recall", "out-of-scope recall",
-          lambda s: _class_score(s, "recall"), "labelled sources"),
+    Floor(
+        "min_macro_f1",
+        "source macro-F1",
+        lambda s: s.routing.macro_f1 if s.routing else None,
+        "labelled sources",
+    ),
+    Floor(
+        "min_exact",
+        "exact split",
+        lambda s: s.split.exact_rate if s.split else None,
+        "labelled parts",
+    ),
+    Floor(
+        "min_intent_accuracy",
+        "intent accuracy",
+        lambda s: s.intents.rate if s.intents else None,
+        "labelled intents",
+    ),
+    Floor(
+        "min_slot_accuracy",
+        "slot accuracy",
+        lambda s: s.slots.rate if s.slots else None,
+        "labelled slots",
+    ),
+    Floor(
+        "min_oos_precision",
+        "out-of-scope precision",
+        lambda s: _class_score(s, "precision"),
+        "labelled sources",
+    ),
+    Floor(
+        "min_oos_recall",
+        "out-of-scope recall",
+        lambda s: _class_score(s, "recall"),
+        "labelled sources",
+    ),
 )
 
 
@@ -202,27 +226,49 @@ def add_eval_parser(sub: Any) -> None:
         help="score the router on labelled sentences (JSON lines)",
         description="Score routing, splitting and latency on a labelled JSON-lines file.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="labelled data, one JSON object a line; several files of one format")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="labelled data, one JSON object a line; several files of one format",
+    )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--format", choices=FORMATS, help="default: detected from the first row")
     p.add_argument("--mapping", help="YAML mapping dataset labels to sources (hwu64, mixsnips)")
     p.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     p.add_argument("--dump", metavar="PATH", help="write every row, expected vs predicted (JSONL)")
-    p.add_argument("--errors", type=_positive, default=10, metavar="N",
-                   help="print the N worst part and split mistakes (default 10)")
+    p.add_argument(
+        "--errors",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="print the N worst part and split mistakes (default 10)",
+    )
     p.add_argument("--limit", type=_positive, metavar="N", help="N rows spread over the file")
     p.add_argument("--folds", type=_folds, metavar="1,2", help="only these folds")
     p.add_argument("--exclude-folds", type=_folds, metavar="5,10", help="leave these folds out")
-    p.add_argument("--holdout", action="store_true",
-                   help=f"report every {HOLDOUT_EVERY}th fold apart from the others")
-    p.add_argument("--progress", action="store_true",
-                   help="show a row counter on stderr (default: only on a terminal)")
-    p.add_argument("--no-timing", action="store_true",
-                   help="leave latencies out, so that two runs print the same bytes")
+    p.add_argument(
+        "--holdout",
+        action="store_true",
+        help=f"report every {HOLDOUT_EVERY}th fold apart from the others",
+    )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a row counter on stderr (default: only on a terminal)",
+    )
+    p.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave latencies out, so that two runs print the same bytes",
+    )
     for f in FLOORS:
-        p.add_argument("--" + f.option.replace("_", "-"), type=_fraction, metavar="X",
-                       help=f"exit 1 when {f.name} is below X")
+        p.add_argument(
+            "--" + f.option.replace("_", "-"),
+            type=_fraction,
+            metavar="X",
+            help=f"exit 1 when {f.name} is below X",
+        )
     p.set_defaults(func=cmd_eval)
 
 
@@ -345,17 +391,28 @@ def dump_row(r: RowResult, timing: bool) -> dict[str, Any]:
         },
         "predicted": {
             "parts": [
-                {"text": p.text, "role": p.role, "source": p.source, "intent": p.intent,
-                 "declined": p.declined, "slots": p.slots, "confidence": round(p.confidence, 3)}
+                {
+                    "text": p.text,
+                    "role": p.role,
+                    "source": p.source,
+                    "intent": p.intent,
+                    "declined": p.declined,
+                    "slots": p.slots,
+                    "confidence": round(p.confidence, 3),
+                }
                 for p in r.predicted
             ],
             "conditional": r.has_conditional,
             "clarify": r.clarify,
         },
         "checks": [
-            {"part": c.index, "source_ok": c.source_ok, "intent_ok": c.intent_ok,
-             "slot_misses": c.slot_misses,
-             "compared_with": c.predicted.text if c.predicted else None}
+            {
+                "part": c.index,
+                "source_ok": c.source_ok,
+                "intent_ok": c.intent_ok,
+                "slot_misses": c.slot_misses,
+                "compared_with": c.predicted.text if c.predicted else None,
+            }
             for c in r.checks
         ],
         "split": r.split.kind if r.split else None,
@@ -389,8 +446,9 @@ def run(
         dataset = read_datasets(args.files, config, args.format, args.mapping)
         rows = select_rows(dataset, args)
         if args.holdout and not any((r.fold or 0) % HOLDOUT_EVERY == 0 for r in rows):
-            raise DataError(dataset.path, None, f"--holdout: no row is in a fold divisible by "
-                            f"{HOLDOUT_EVERY}")
+            raise DataError(
+                dataset.path, None, f"--holdout: no row is in a fold divisible by {HOLDOUT_EVERY}"
+            )
         understander = understander or Understander(config)
         keyer = make_keyer(config, understander)
         progress = Progress(err, len(rows), args.progress or err.isatty())
@@ -431,9 +489,12 @@ def run(
             }
             _write(args.json, lambda h: h.write(json.dumps(report, indent=2) + "\n"))
         if args.dump:
-            _write(args.dump, lambda h: h.writelines(
-                json.dumps(dump_row(r, timing), ensure_ascii=False) + "\n" for r in results
-            ))
+            _write(
+                args.dump,
+                lambda h: h.writelines(
+                    json.dumps(dump_row(r, timing), ensure_ascii=False) + "\n" for r in results
+                ),
+            )
     except DataError as exc:
         err.write(f"mnemolis eval: {exc}\n")
         return EXIT_INPUT

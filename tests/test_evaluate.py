@@ -159,8 +159,11 @@ def _keys(*texts: str) -> list[tuple[str, ...]]:
 @pytest.mark.parametrize(
     ("expected", "predicted", "kind"),
     [
-        (["turn off the light", "what time is it"], ["turn off the light,", "and what time is it"],
-         "exact"),
+        (
+            ["turn off the light", "what time is it"],
+            ["turn off the light,", "and what time is it"],
+            "exact",
+        ),
         (["play rock and roll"], ["play rock", "roll"], "over"),
         (["book a table", "play jazz", "rate it"], ["book a table, play jazz", "rate it"], "under"),
         (["book a table for me", "my brother"], ["book a table", "for me my brother"], "boundary"),
@@ -218,12 +221,18 @@ def _scorer() -> RowScorer:
 
 
 def test_a_one_part_row_is_routed_by_its_first_part_in_scope() -> None:
-    row = Row(1, "set an alarm and turn on the light",
-              [ExpectedPart(label="x", source="mqtt", source_known=True)])
+    row = Row(
+        1,
+        "set an alarm and turn on the light",
+        [ExpectedPart(label="x", source="mqtt", source_known=True)],
+    )
     result = _scorer().score(
         row,
-        plan(row.text, part("set an alarm", None, confidence=0.7, declined="decline.alarm"),
-             part("turn on the light", "mqtt", "device.turn_on")),
+        plan(
+            row.text,
+            part("set an alarm", None, confidence=0.7, declined="decline.alarm"),
+            part("turn on the light", "mqtt", "device.turn_on"),
+        ),
         0.1,
     )
     assert [c.source_ok for c in result.checks] == [True]
@@ -232,13 +241,17 @@ def test_a_one_part_row_is_routed_by_its_first_part_in_scope() -> None:
 
 def test_parts_are_scored_one_by_one_only_when_the_split_is_exact() -> None:
     row = Row(
-        1, "lock it and what time is it",
-        [ExpectedPart(text="lock it", source="mqtt", source_known=True),
-         ExpectedPart(text="what time is it", source="clock", source_known=True)],
+        1,
+        "lock it and what time is it",
+        [
+            ExpectedPart(text="lock it", source="mqtt", source_known=True),
+            ExpectedPart(text="what time is it", source="clock", source_known=True),
+        ],
         split_known=True,
     )
-    good = _scorer().score(row, plan(row.text, part("lock it", "mqtt"),
-                                     part("what time is it", "weather")), 0.1)
+    good = _scorer().score(
+        row, plan(row.text, part("lock it", "mqtt"), part("what time is it", "weather")), 0.1
+    )
     assert [c.source_ok for c in good.checks] == [True, False]
     bad = _scorer().score(row, plan(row.text, part("lock it and what time is it", "mqtt")), 0.1)
     assert bad.checks == [] and bad.unaligned == 2 and bad.split is not None
@@ -249,14 +262,26 @@ def test_parts_are_scored_one_by_one_only_when_the_split_is_exact() -> None:
     ("expected", "predicted", "ok"),
     [
         (ExpectedPart(intent=None, intent_known=True), part("x", declined="decline.music"), True),
-        (ExpectedPart(intent="decline.music", intent_known=True),
-         part("x", declined="decline.music"), True),
-        (ExpectedPart(intent="decline.music", intent_known=True),
-         part("x", declined="decline.chat"), False),
-        (ExpectedPart(intent="clock.time", source="clock", intent_known=True),
-         part("x", "clock", "clock.time"), True),
-        (ExpectedPart(intent="clock.time", source="clock", intent_known=True),
-         part("x", "clock", "clock.date"), False),
+        (
+            ExpectedPart(intent="decline.music", intent_known=True),
+            part("x", declined="decline.music"),
+            True,
+        ),
+        (
+            ExpectedPart(intent="decline.music", intent_known=True),
+            part("x", declined="decline.chat"),
+            False,
+        ),
+        (
+            ExpectedPart(intent="clock.time", source="clock", intent_known=True),
+            part("x", "clock", "clock.time"),
+            True,
+        ),
+        (
+            ExpectedPart(intent="clock.time", source="clock", intent_known=True),
+            part("x", "clock", "clock.date"),
+            False,
+        ),
         (ExpectedPart(intent=None, intent_known=True), part("x", "clock", "clock.date"), False),
     ],
 )
@@ -276,21 +301,34 @@ def test_slot_check_counts_each_expected_slot_and_null_means_absent() -> None:
 def test_summary_counts_splits_rates_and_latency() -> None:
     scorer = _scorer()
     rows = [
-        (Row(1, "a and b", [ExpectedPart(text="a"), ExpectedPart(text="b")], split_known=True),
-         plan("a and b", part("a"), part("b"))),
-        (Row(2, "c and d", [ExpectedPart(text="c and d")], split_known=True),
-         plan("c and d", part("c"), part("d"))),
-        (Row(3, "e f g", [ExpectedPart(text="e"), ExpectedPart(text="f g")], split_known=True),
-         plan("e f g", part("e f g"))),
-        (Row(4, "h i", [ExpectedPart(text="h"), ExpectedPart(text="i")], split_known=True),
-         plan("h i", part("h i"), part("i"))),
+        (
+            Row(1, "a and b", [ExpectedPart(text="a"), ExpectedPart(text="b")], split_known=True),
+            plan("a and b", part("a"), part("b")),
+        ),
+        (
+            Row(2, "c and d", [ExpectedPart(text="c and d")], split_known=True),
+            plan("c and d", part("c"), part("d")),
+        ),
+        (
+            Row(3, "e f g", [ExpectedPart(text="e"), ExpectedPart(text="f g")], split_known=True),
+            plan("e f g", part("e f g")),
+        ),
+        (
+            Row(4, "h i", [ExpectedPart(text="h"), ExpectedPart(text="i")], split_known=True),
+            plan("h i", part("h i"), part("i")),
+        ),
     ]
-    results = [scorer.score(r, p, ms) for (r, p), ms in zip(rows, [1.0, 2.0, 3.0, 4.0],
-                                                           strict=True)]
+    results = [
+        scorer.score(r, p, ms) for (r, p), ms in zip(rows, [1.0, 2.0, 3.0, 4.0], strict=True)
+    ]
     summary = summarise("all", results)
     assert summary.split is not None
-    assert (summary.split.exact, summary.split.over, summary.split.under,
-            summary.split.boundary) == (1, 1, 1, 1)
+    assert (
+        summary.split.exact,
+        summary.split.over,
+        summary.split.under,
+        summary.split.boundary,
+    ) == (1, 1, 1, 1)
     assert summary.split.exact_rate == 0.25
     assert summary.latency is not None
     assert (summary.latency.p50_ms, summary.latency.p99_ms) == (2.0, 4.0)
@@ -306,8 +344,10 @@ def test_summary_counts_splits_rates_and_latency() -> None:
     [
         ({"text": "hi", "intent": "greet", "scenario": "general", "fold": 1}, "hwu64"),
         ({"text": "hi", "intent": "greet", "fold": 3}, "hwu64"),
-        ({"text": "a and b", "parts": [{"text": "a", "intent": "X"}], "connectors": []},
-         "mixsnips"),
+        (
+            {"text": "a and b", "parts": [{"text": "a", "intent": "X"}], "connectors": []},
+            "mixsnips",
+        ),
         ({"text": "a and b", "parts": ["a", "b"], "intents": [None, None]}, "mnemolis"),
         ({"text": "what time is it", "intent": "clock.time"}, "mnemolis"),
         ({"text": "just text"}, "mnemolis"),
@@ -322,12 +362,19 @@ def test_the_three_formats_read_into_rows(tmp_path: Path, config: Config, hwu_fi
     assert hwu.format == "hwu64" and len(hwu.rows) == len(HWU_ROWS)
     assert [(p.label, p.source) for p in hwu.rows[0].parts] == [("iot_hue_lightoff", "mqtt")]
     assert hwu.rows[1].parts[0].source is None and hwu.rows[1].fold == 1
-    mix = write_jsonl(tmp_path / "mix.jsonl", [{
-        "text": "will it snow in oslo and play some jazz",
-        "parts": [{"text": "will it snow in oslo", "intent": "GetWeather"},
-                  {"text": "play some jazz", "intent": "PlayMusic"}],
-        "connectors": ["and"],
-    }])
+    mix = write_jsonl(
+        tmp_path / "mix.jsonl",
+        [
+            {
+                "text": "will it snow in oslo and play some jazz",
+                "parts": [
+                    {"text": "will it snow in oslo", "intent": "GetWeather"},
+                    {"text": "play some jazz", "intent": "PlayMusic"},
+                ],
+                "connectors": ["and"],
+            }
+        ],
+    )
     row = read_dataset(mix, config).rows[0]
     assert row.split_known and [p.source for p in row.parts] == ["weather", None]
     own = read_dataset(SAMPLE, config)
@@ -388,8 +435,9 @@ def test_limit_takes_rows_spread_over_the_file(config: Config, hwu_file: Path) -
     args = build_parser().parse_args(["eval", str(hwu_file), "--limit", "4"])
     rows = select_rows(read_dataset(hwu_file, config), args)
     assert [r.fold for r in rows] == [1, 3, 6, 8]
-    args = build_parser().parse_args(["eval", str(hwu_file), "--folds", "2,3",
-                                      "--exclude-folds", "3"])
+    args = build_parser().parse_args(
+        ["eval", str(hwu_file), "--folds", "2,3", "--exclude-folds", "3"]
+    )
     assert {r.fold for r in select_rows(read_dataset(hwu_file, config), args)} == {2}
 
 
@@ -405,24 +453,52 @@ def _run(understander: Understander, *argv: str) -> tuple[int, str, str]:
 def test_json_output_shape(understander: Understander, hwu_file: Path, tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     dump = tmp_path / "dump.jsonl"
-    code, out, _ = _run(understander, str(hwu_file), "--holdout", "--json", str(report),
-                        "--dump", str(dump), "--min-macro-f1", "0")
+    code, out, _ = _run(
+        understander,
+        str(hwu_file),
+        "--holdout",
+        "--json",
+        str(report),
+        "--dump",
+        str(dump),
+        "--min-macro-f1",
+        "0",
+    )
     assert code == 0
     data = json.loads(report.read_text())
-    assert set(data) >= {"files", "format", "mapping", "rows", "slices", "floors", "passed",
-                         "mistakes"}
+    assert set(data) >= {
+        "files",
+        "format",
+        "mapping",
+        "rows",
+        "slices",
+        "floors",
+        "passed",
+        "mistakes",
+    }
     assert data["format"] == "hwu64" and data["rows"] == 20 and data["passed"] is True
     assert list(data["slices"]) == ["all", "tuning", "holdout"]
     assert [data["slices"][k]["rows"] for k in ("all", "tuning", "holdout")] == [20, 16, 4]
     assert data["slices"]["holdout"]["folds"] == [5, 10]
     routing = data["slices"]["all"]["routing"]
     assert [c["name"] for c in routing["classes"]] == list(CLASSES)
-    assert set(routing["classes"][0]) == {"name", "precision", "recall", "f1", "support",
-                                          "predicted"}
+    assert set(routing["classes"][0]) == {
+        "name",
+        "precision",
+        "recall",
+        "f1",
+        "support",
+        "predicted",
+    }
     assert routing["classes"][0]["support"] == 10
     assert set(routing["confusion"]) == set(CLASSES)
-    assert set(data["slices"]["all"]["latency"]) == {"queries", "p50_ms", "p99_ms", "mean_ms",
-                                                     "max_ms"}
+    assert set(data["slices"]["all"]["latency"]) == {
+        "queries",
+        "p50_ms",
+        "p99_ms",
+        "mean_ms",
+        "max_ms",
+    }
     assert data["floors"][0]["name"] == "source macro-F1" and data["floors"][0]["passed"]
     rows = [json.loads(line) for line in dump.read_text().splitlines()]
     assert len(rows) == 20 and rows[0]["expected"]["sources"] == ["mqtt"]
@@ -445,14 +521,23 @@ def test_sample_scores_every_measure(understander: Understander, tmp_path: Path)
 @pytest.fixture
 def contradiction(tmp_path: Path) -> Path:
     """The same sentence labelled two ways: no router can score 1.0 on it."""
-    return write_jsonl(tmp_path / "contradiction.jsonl", [
-        {"text": "what time is it", "intent": "clock.time"},
-        {"text": "what time is it", "intent": None},
-        {"text": "what time is it and lock the back door",
-         "parts": ["what time is it and lock the back door"], "source": "clock"},
-        {"text": "what time is it and lock the back door",
-         "parts": ["what time is it", "lock the back door"], "sources": ["clock", "mqtt"]},
-    ])
+    return write_jsonl(
+        tmp_path / "contradiction.jsonl",
+        [
+            {"text": "what time is it", "intent": "clock.time"},
+            {"text": "what time is it", "intent": None},
+            {
+                "text": "what time is it and lock the back door",
+                "parts": ["what time is it and lock the back door"],
+                "source": "clock",
+            },
+            {
+                "text": "what time is it and lock the back door",
+                "parts": ["what time is it", "lock the back door"],
+                "sources": ["clock", "mqtt"],
+            },
+        ],
+    )
 
 
 @pytest.mark.parametrize(
@@ -500,9 +585,7 @@ def test_missing_file_exits_2(understander: Understander, tmp_path: Path) -> Non
     assert code == 2 and "cannot read" in err
 
 
-def test_output_is_deterministic_without_timing(
-    understander: Understander, hwu_file: Path
-) -> None:
+def test_output_is_deterministic_without_timing(understander: Understander, hwu_file: Path) -> None:
     first = _run(understander, str(hwu_file), "--no-timing", "--holdout", "--errors", "50")
     second = _run(understander, str(hwu_file), "--no-timing", "--holdout", "--errors", "50")
     assert first == second
@@ -519,9 +602,24 @@ def test_progress_on_request(understander: Understander, hwu_file: Path) -> None
 def test_the_cli_runs_in_a_subprocess(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "mnemolis", "eval", str(SAMPLE), "--json", str(report),
-         "--min-macro-f1", "0", "--min-exact", "0"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT, check=False,
+        [
+            sys.executable,
+            "-m",
+            "mnemolis",
+            "eval",
+            str(SAMPLE),
+            "--json",
+            str(report),
+            "--min-macro-f1",
+            "0",
+            "--min-exact",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"mnemolis eval: {SAMPLE} (mnemolis, 16 of 16 rows)")
@@ -532,8 +630,9 @@ def test_several_files_of_one_format_are_scored_together(
     understander: Understander, contradiction: Path, hwu_file: Path, tmp_path: Path
 ) -> None:
     report = tmp_path / "r.json"
-    code, out, _ = _run(understander, str(SAMPLE), str(contradiction), "--json", str(report),
-                        "--errors", "100")
+    code, out, _ = _run(
+        understander, str(SAMPLE), str(contradiction), "--json", str(report), "--errors", "100"
+    )
     assert code == 0
     data = json.loads(report.read_text())
     assert data["files"] == [str(SAMPLE), str(contradiction)] and data["rows"] == 20

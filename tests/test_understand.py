@@ -155,7 +155,10 @@ ROWS: list[tuple[str, list[P | C]]] = [
     ("what is the difference between a frog and a toad", [P("knowledge.lookup")]),
     ("python vs rust and lock the door", [P(None, text="python vs rust"), P("device.lock")]),
     # ---- proper-noun pairs (the five bugs of the saga, each a row)
-    ("what's happening with Iran and Israel", [P(None, text="what is happening with Iran and Israel")]),
+    (
+        "what's happening with Iran and Israel",
+        [P(None, text="what is happening with Iran and Israel")],
+    ),
     # 1. the guard looks at the next word only, not the rest of the query
     (
         "Iran and Israel right now, and also did the front door do anything weird",

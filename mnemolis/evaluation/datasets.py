@@ -186,8 +186,10 @@ def read_dataset(
     if fmt == "mnemolis":
         if mapping_path is not None:
             raise DataError(
-                mapping_path, None, "--mapping applies to hwu64 and mixsnips; mnemolis rows "
-                "name their sources and intents themselves"
+                mapping_path,
+                None,
+                "--mapping applies to hwu64 and mixsnips; mnemolis rows "
+                "name their sources and intents themselves",
             )
     else:
         mapping = load_mapping(mapping_path or DEFAULT_MAPPINGS[fmt])
@@ -216,8 +218,11 @@ def read_datasets(
     first = parts[0]
     for other in parts[1:]:
         if other.format != first.format:
-            raise DataError(other.path, None, f"is {other.format}, but {first.path} is "
-                            f"{first.format}: give files of one format")
+            raise DataError(
+                other.path,
+                None,
+                f"is {other.format}, but {first.path} is {first.format}: give files of one format",
+            )
     rows = [row for d in parts for row in d.rows]
     return Dataset(", ".join(d.path for d in parts), first.format, rows, first.mapping)
 
@@ -243,9 +248,7 @@ def _hwu64_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMapping) 
     label = obj.get("intent")
     if not isinstance(label, str):
         raise DataError(path, n, "an hwu64 row needs an 'intent' label")
-    part = ExpectedPart(
-        label=label, source=mapping.source_of(label, path, n), source_known=True
-    )
+    part = ExpectedPart(label=label, source=mapping.source_of(label, path, n), source_known=True)
     return Row(line=n, text=_text(path, n, obj.get("text")), parts=[part], fold=_fold(path, n, obj))
 
 
@@ -276,8 +279,16 @@ def _mixsnips_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMappin
 
 
 _MNEMOLIS_KEYS = {
-    "text", "parts", "sources", "intents", "slots", "source", "intent", "conditional",
-    "fold", "note",
+    "text",
+    "parts",
+    "sources",
+    "intents",
+    "slots",
+    "source",
+    "intent",
+    "conditional",
+    "fold",
+    "note",
 }
 
 
@@ -313,8 +324,12 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
         raise DataError(path, n, "'slots' must be a mapping, or a list of mappings per part")
     lengths = {
         name: len(v)
-        for name, v in (("parts", texts), ("sources", sources), ("intents", intents),
-                        ("slots", slot_list))
+        for name, v in (
+            ("parts", texts),
+            ("sources", sources),
+            ("intents", intents),
+            ("slots", slot_list),
+        )
         if v is not None
     }
     count = lengths.get("parts", max(lengths.values(), default=1))
@@ -347,8 +362,10 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
             source = _source_name(sources[i], path, f"sources[{i}]", n)
             if part.intent_known and source != part.source:
                 raise DataError(
-                    path, n, f"intent {part.intent!r} routes to {part.source or 'null'}, "
-                    f"but sources[{i}] says {source or 'null'}"
+                    path,
+                    n,
+                    f"intent {part.intent!r} routes to {part.source or 'null'}, "
+                    f"but sources[{i}] says {source or 'null'}",
                 )
             part.source, part.source_known = source, True
         if slot_list is not None:

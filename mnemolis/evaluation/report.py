@@ -247,8 +247,7 @@ def routing_lines(r: RoutingSummary) -> list[str]:
     lines = [
         f"routing: {r.parts} parts, macro-F1 {_f(r.macro_f1)}, accuracy {_f(r.accuracy)}"
         + (f" ({r.unaligned} parts not scored: their split differed)" if r.unaligned else ""),
-        f"  {'source':<8} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8} "
-        f"{'predicted':>9}",
+        f"  {'source':<8} {'precision':>9} {'recall':>7} {'F1':>6} {'support':>8} {'predicted':>9}",
     ]
     for c in r.classes:
         lines.append(
@@ -259,9 +258,7 @@ def routing_lines(r: RoutingSummary) -> list[str]:
     lines.append("  confusion (rows: expected, columns: predicted)")
     lines.append("  " + " " * 9 + "".join(f"{c:>{width + 1}}" for c in CLASSES))
     for e in CLASSES:
-        lines.append(
-            f"  {e:<9}" + "".join(f"{r.confusion[e][p]:>{width + 1}}" for p in CLASSES)
-        )
+        lines.append(f"  {e:<9}" + "".join(f"{r.confusion[e][p]:>{width + 1}}" for p in CLASSES))
     if r.top_confusions:
         lines.append("  most frequent mistakes (label: expected -> predicted, count, example)")
         for m in r.top_confusions:
@@ -300,8 +297,12 @@ def slice_lines(s: SliceSummary) -> list[str]:
     return lines
 
 
-def mistake_lines(parts: Sequence[PartMistake], splits: Sequence[SplitMistake],
-                  limit: int, show_file: bool = False) -> list[str]:
+def mistake_lines(
+    parts: Sequence[PartMistake],
+    splits: Sequence[SplitMistake],
+    limit: int,
+    show_file: bool = False,
+) -> list[str]:
     def where(m: PartMistake | SplitMistake) -> str:
         return f"{m.file}:{m.line}" if show_file else f"line {m.line}"
 
@@ -310,8 +311,10 @@ def mistake_lines(parts: Sequence[PartMistake], splits: Sequence[SplitMistake],
         lines.append(f"worst part mistakes ({min(limit, len(parts))} of {len(parts)})")
         for m in parts[:limit]:
             label = f" [{m.label}]" if m.label else ""
-            lines.append(f"  {where(m)}{label} {m.what}: expected {m.expected or '-'}, "
-                         f"got {m.got} (confidence {m.confidence:.2f})")
+            lines.append(
+                f"  {where(m)}{label} {m.what}: expected {m.expected or '-'}, "
+                f"got {m.got} (confidence {m.confidence:.2f})"
+            )
             lines.append(f"    text: {m.text!r}")
             if m.got_part is not None and m.got_part != m.text:
                 lines.append(f"    part: {m.got_part!r}")

@@ -62,7 +62,7 @@ class Understander:
         self.slots = SlotExtractor(config, self.names)
         self.router = Router(config, self.slots)
         self.guards = Guards(config, self.names)
-        self.decomposer = Decomposer(config, self.guards)
+        self.decomposer = Decomposer(config, self.guards, self.router, self.text)
         self.conditions = ConditionDetector(config, self.router)
         lang = config.language
         self.pronouns = lang.pronouns

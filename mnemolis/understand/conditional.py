@@ -107,6 +107,16 @@ class ConditionDetector:
         cands = self.router.candidates(a, s, e, referent=True)
         return bool(cands) and cands[0].score >= self.floor and cands[0].intent.source is not None
 
+    def _acts(self, a: Analysis, s: int, e: int) -> bool:
+        """Is the best reading of the range an action (not a question)?"""
+        if s >= e:
+            return False
+        cands = self.router.candidates(a, s, e, referent=True)
+        if not cands or cands[0].score < self.floor:
+            return False
+        action = cands[0].intent.action
+        return cands[0].intent.source is not None and action not in (None, "state")
+
     def _else(self, a: Analysis, s: int, end: int) -> Cue | None:
         for cue in a.cues:
             if cue.kind == "else" and s < cue.start and cue.end < end:
@@ -179,6 +189,8 @@ class ConditionDetector:
                 continue  # "... and if ...": a new clause, decomposition splits it first
             trigger = self.leads.get(cue.phrase, "if")
             then = self._trim(a, start, cue.start)
+            if trigger == "when" and not self._acts(a, *then):
+                continue  # "the weather in mexico when i go there": a time, not a trigger
             otherwise = self._else(a, cue.end, end)
             cond = self._trim(a, cue.end, otherwise.start if otherwise else end)
             if then[0] >= then[1] or cond[0] >= cond[1]:

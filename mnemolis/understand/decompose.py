@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from mnemolis.config import Config
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.guards import Guards, Occurrence
+from mnemolis.understand.route import Router
+from mnemolis.understand.text import TextPipeline
 
 COMMA = ","
 
@@ -59,12 +61,19 @@ class Decomposition:
 
 
 class Decomposer:
-    def __init__(self, config: Config, guards: Guards) -> None:
+    def __init__(self, config: Config, guards: Guards, router: Router, text: TextPipeline) -> None:
         self.config = config
         self.guards = guards
+        self.router = router
+        self.text = text
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words
+        self.stop = lang.stop_words
         self.clause_starts = lang.clause_starts
+        self.subjects = lang.subject_pronouns
+        self.not_after_subject = lang.prepositions | lang.determiners
+        self.particles = lang.stop_words - lang.pronouns - lang.determiners - lang.subject_pronouns
+        self.strong = set(lang.strong_conjunctions)
         self.edge_words = {c for c in lang.conjunctions if " " not in c} | {"&"}
         # longest first, as the seed tries them; commas last
         self.types = [*sorted(lang.conjunctions, key=len, reverse=True), COMMA]
@@ -133,7 +142,7 @@ class Decomposer:
         kept: list[Fragment] = []
         for s, e, point in raw:
             clean = self._clean(a, s, e)
-            if clean is None or not self._meaningful(a, *clean, split):
+            if clean is None or not self._meaningful(a, *clean):
                 if clean is not None:
                     split.dropped.append((clean[0], clean[1], "no content"))
                 continue
@@ -143,22 +152,35 @@ class Decomposer:
                 continue
             prev = kept[-1]
             comma = point is not None and point.kind.startswith(COMMA)
-            if comma and not self._opens(a, prev.start, prev.end, anywhere=True):
-                self._undo(kept, ce, point, split)
-                continue
-            if self._opens(a, cs, ce) or self._after_comma_and(a, point):
+            if comma and not self._opens(a, prev.start, prev.end, left=True):
+                self._undo(kept, ce, point, split)  # "Paris, France"
+            elif prev.inherits_from is None and self._bare_verb(a, prev.start, prev.end):
+                self._undo(kept, ce, point, split)  # "find and play a concerto": one object
+            elif self._opens(a, cs, ce) or self._after_comma_and(a, point):
                 kept.append(Fragment(cs, ce))
-                continue
-            root = next(k for k in range(len(kept) - 1, -1, -1) if kept[k].inherits_from is None)
-            types = self._inheritable(a, kept[root], cs, ce)
-            if types:
+            elif types := self._inheritable(a, kept, cs, ce):
+                root = next(
+                    k for k in range(len(kept) - 1, -1, -1) if kept[k].inherits_from is None
+                )
                 kept.append(Fragment(cs, ce, root, frozenset(types)))
-            elif self._opens(a, cs, ce, anywhere=True):
-                kept.append(Fragment(cs, ce))
+            elif self._strong(point) or self._served(a, cs, self._clause_end(a, cs, ce)):
+                kept.append(Fragment(cs, ce))  # "... and then movie times", "... and the weather"
             else:
-                self._undo(kept, ce, point, split)
+                self._undo(kept, ce, point, split)  # "catalina and brandie mendoza"
         split.fragments = kept
         return split
+
+    def _strong(self, point: Occurrence | None) -> bool:
+        """ "and then", "and also": connectors that only ever join two requests."""
+        return point is not None and any(k in self.strong for k in point.kind.split("+"))
+
+    @staticmethod
+    def _clause_end(a: Analysis, s: int, e: int) -> int:
+        """Where the fragment's first clause ends: at a comma this strategy did not use."""
+        for i in range(s + 1, e):
+            if a.tokens[i].text in ",;":
+                return i
+        return e
 
     @staticmethod
     def _after_comma_and(a: Analysis, point: Occurrence | None) -> bool:
@@ -200,7 +222,7 @@ class Decomposer:
 
     # ------------------------------------------------------------------ judging parts
 
-    def _meaningful(self, a: Analysis, s: int, e: int, split: Split) -> bool:
+    def _meaningful(self, a: Analysis, s: int, e: int) -> bool:
         """The seed's order: intent phrase, colloquial form, length, stop words."""
         if any(m.inside(s, e) for m in a.matches):
             return True
@@ -212,55 +234,110 @@ class Decomposer:
             not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet for i in range(s, e)
         )
 
-    def _opens(self, a: Analysis, s: int, e: int, anywhere: bool = False) -> bool:
+    def _verb(self, a: Analysis, i: int) -> bool:
+        """A word that can open a request: listed in clause_starts, or an English verb in
+        its base form, as imperatives are ("locate", not "pawns")."""
+        tok = a.tokens[i]
+        if tok.lower in self.clause_starts or tok.lemma in self.clause_starts:
+            return True
+        return (
+            tok.lower not in self.stop and tok.lower == tok.lemma and self.text.is_verb(tok.lemma)
+        )
+
+    def _opens(self, a: Analysis, s: int, e: int, left: bool = False) -> bool:
         """Does the fragment open a request of its own?
 
         It does when it starts with a question word, a verb or an auxiliary
-        (and is more than that one word), with a colloquial question or a
-        condition, or with a phrase of an intent Mnemolis serves; with
-        ``anywhere``, such a phrase may stand anywhere in it ("the weather
-        tomorrow"). Phrases of declined intents do not count: "the sabines
-        playing at the nearest cinema" is the rest of a name, not a request.
+        (and is more than that one word), with a subject and its verb ("i
+        want ...", not "i at a restaurant"), with a colloquial question or a
+        condition, or with a phrase of an intent Mnemolis serves. Phrases of
+        declined intents do not count: "the sabines playing at the nearest
+        cinema" is the rest of a name, not a request. The left side of a
+        comma also opens a request when a listed verb stands anywhere in it
+        ("onto my playlist add the album, ...").
         """
-        tok = a.tokens[s]
-        starts = tok.lower in self.clause_starts or tok.lemma in self.clause_starts
-        if starts and (e - s > 1 or any(m.inside(s, e) for m in a.matches)):
+        toks = a.tokens
+        first = toks[s]
+        if first.lower in self.subjects:
+            return e - s > 1 and toks[s + 1].lower not in self.not_after_subject
+        if self._verb(a, s) and (e - s > 1 or any(m.inside(s, e) for m in a.matches)):
             return True
         if any(c.start == s for c in a.cues if c.kind in ("colloquial", "lead", "cquestion")):
             return True
-        return any(
-            m.inside(s, e) and self.config.intents[m.intent].source and (anywhere or m.start == s)
-            for m in a.matches
+        if any(
+            m.start == s and m.end <= e and self.config.intents[m.intent].source for m in a.matches
+        ):
+            return True
+        if left:
+            listed = any(
+                toks[i].lower not in self.stop
+                and (toks[i].lower in self.clause_starts or toks[i].lemma in self.clause_starts)
+                for i in range(s, e)
+            )
+            return listed or self._served(a, s, e)
+        return False
+
+    def _served(self, a: Analysis, s: int, e: int) -> bool:
+        """Would the fragment, on its own, be routed to a source Mnemolis serves?"""
+        cands = self.router.candidates(a, s, e)
+        return (
+            bool(cands)
+            and cands[0].score >= self.router.floor
+            and cands[0].intent.source is not None
         )
 
-    def _slot_types(self, a: Analysis, s: int, e: int) -> set[str]:
-        """Slot types a verbless fragment carries: a device, a room, a day, a place."""
+    def _bare_verb(self, a: Analysis, s: int, e: int) -> bool:
+        """ "find", "look up": a verb whose object is the next part's ("find and play X")."""
+        toks = a.tokens
+        return self._verb(a, s) and all(
+            toks[i].lower in self.particles or (i == s) for i in range(s, e)
+        )
+
+    def _slot_values(self, a: Analysis, s: int, e: int) -> tuple[set[str], set[int]]:
+        """Slot types a verbless fragment carries (a device, a room, a day, a place),
+        and the tokens they cover."""
         types: set[str] = set()
+        covered: set[int] = set()
         for h in a.names:
             if s <= h.start and h.end <= e:
                 types.add("room" if h.kind == "room" else "device")
+                covered.update(range(h.start, h.end))
         for w in a.slot_words:
             if s <= w.start and w.end <= e:
                 types.add(w.slot)
+                covered.update(range(w.start, w.end))
         toks = a.tokens
+        places = self.config.language.place_prepositions
         for i in range(s, e - 1):
-            if (
-                toks[i].lower in self.config.language.place_prepositions
-                and toks[i + 1].text.isalpha()
-            ):
+            if toks[i].lower in places and toks[i + 1].text.isalpha():
                 types.add("location")
-        if any(toks[i].is_num for i in range(s, e)):
-            types.update(n for n, spec in self.config.slots.items() if spec.type == "number")
-        return types
+                j = i + 1
+                while j < e and toks[j].text.isalpha() and toks[j].lower not in self.stop:
+                    covered.add(j)
+                    j += 1
+        for i in range(s, e):
+            if toks[i].is_num:
+                types.update(n for n, spec in self.config.slots.items() if spec.type == "number")
+                covered.add(i)
+        return types, covered
 
-    def _inheritable(self, a: Analysis, prev: Fragment, s: int, e: int) -> set[str]:
-        """Slot types of the fragment that an intent of the previous part takes."""
-        types = self._slot_types(a, s, e)
+    def _inheritable(self, a: Analysis, kept: list[Fragment], s: int, e: int) -> set[str]:
+        """Slot types of a fragment made only of slot values that the intent of the part
+        it follows takes ("... as well as the living room blinds", "... and tomorrow")."""
+        types, covered = self._slot_values(a, s, e)
         if not types:
             return set()
+        content = [
+            i
+            for i in range(s, e)
+            if not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet
+        ]
+        if any(i not in covered for i in content):
+            return set()
+        root = next(k for k in range(len(kept) - 1, -1, -1) if kept[k].inherits_from is None)
         takes: set[str] = set()
         for m in a.matches:
-            if m.inside(prev.start, prev.end):
+            if m.inside(kept[root].start, kept[root].end):
                 intent = self.config.intents[m.intent]
                 if intent.source:
                     takes.update(intent.slots)

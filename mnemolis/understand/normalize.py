@@ -17,6 +17,7 @@ from mnemolis.config import Language
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "“": '"', "”": '"', "„": '"'})
 _SPACE = re.compile(r"\s+")
+_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)  # "2 and a half" -> "2.5"
 
 
 @dataclass
@@ -91,6 +92,7 @@ class Normalizer:
             text = self._contractions.sub(lambda m: self._expand(m, out), text)
         if self._number_run:
             text = self._number_run.sub(lambda m: self._digits(m, out), text)
+        text = _HALF.sub(lambda m: f"{m.group(1)}.5", text)
         text = re.sub(r"\s+([,.!?;:])", r"\1", _SPACE.sub(" ", text))
         text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text).strip(" ,;:")
         out.text = text

@@ -38,8 +38,10 @@ class TextPipeline:
     def __init__(self, language: Language) -> None:
         self.nlp = spacy.blank(language.code)
         self.vocab = self.nlp.vocab
-        table = load_lookups(language.code, ["lemma_lookup"]).get_table("lemma_lookup")
-        self._table: Any = table
+        lookups = load_lookups(language.code, ["lemma_lookup", "lemma_index"])
+        self._table: Any = lookups.get_table("lemma_lookup")
+        # base forms of English verbs (WordNet, via spacy-lookups-data): "help", "locate"
+        self._verbs: frozenset[str] = frozenset(lookups.get_table("lemma_index").get("verb", []))
         self._overrides = dict(language.lemma_overrides)
         self._cache: dict[str, str] = {}
 
@@ -54,6 +56,9 @@ class TextPipeline:
         if len(self._cache) < 50_000:
             self._cache[lower] = lemma
         return lemma
+
+    def is_verb(self, lemma: str) -> bool:
+        return lemma in self._verbs
 
     def doc(self, text: str) -> Doc:
         """A spaCy Doc with lower-case lemmas set, ready for the matchers."""
