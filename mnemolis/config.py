@@ -73,6 +73,7 @@ class IntentSpec:
     priority: int = 50
     device_types: list[str] = field(default_factory=list)
     action: str | None = None  # the device action an mqtt intent performs
+    implies: str | None = None  # the device type meant when none is named ("dim a bit")
     condition: bool = False  # may be the "if" part of a conditional
     avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
     defer: bool = False  # a question frame that yields to a declined domain in the same part
@@ -387,6 +388,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         "description",
         "avoid",
         "defer",
+        "implies",
     }
     for key in data:
         if key not in allowed:
@@ -420,6 +422,11 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
     for i, dtype in enumerate(device_types):
         if dtype not in TYPE_ACTIONS:
             raise (at / "device_types" / i).error(f"intent {name!r}: unknown device type {dtype!r}")
+    implies = data.get("implies")
+    if implies is not None and implies not in device_types:
+        raise (at / "implies").error(
+            f"intent {name!r}: implies {implies!r}, which is not one of its device_types"
+        )
     action = data.get("action")
     if action is not None and not isinstance(action, str):
         raise (at / "action").error(f"intent {name!r}: action must be a string")
@@ -455,6 +462,7 @@ def _load_intent(name: str, data: Any, at: _At, slots: dict[str, SlotSpec]) -> I
         priority=priority,
         device_types=device_types,
         action=action,
+        implies=implies,
         condition=bool(data.get("condition", False)),
         avoid=avoid,
         defer=bool(data.get("defer", False)),

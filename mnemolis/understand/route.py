@@ -142,7 +142,13 @@ class Router:
         score = phrase_strength(best) * (
             (1 - self.coverage_weight) + self.coverage_weight * coverage
         )
+        # "increase the volume": the implied lights are not meant when another intent
+        # claims what the request is about
+        implied_away = slots.implied and any(i in claimed for i in part.content)
         for slot in intent.requires:
+            if slot == "device" and implied_away:
+                score -= self.nothing_penalty
+                continue
             if slot in slots.fills or (slot == "device" and slots.options):
                 continue
             if slot == "device" and part.has_pronoun and part.referent:

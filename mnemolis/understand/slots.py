@@ -39,6 +39,7 @@ class SlotResult:
     options: list[str] = field(default_factory=list)  # ambiguous device candidates
     covered: set[int] = field(default_factory=set)
     wrong_type: bool = False  # the named device cannot do what the intent does
+    implied: bool = False  # no device was named; the intent's own type stands in
 
     def values(self) -> dict[str, Any]:
         return {name: fill.value for name, fill in self.fills.items()}
@@ -162,13 +163,21 @@ class SlotExtractor:
             candidates = self.names.devices_in_room(room.key)
             if types:
                 candidates = [d for d in candidates if d.type in types]
+        elif intent.implies:
+            # "dim a little", "make it warmer": the intent itself says what it acts on
+            candidates = [d for d in self.names.devices.values() if d.type == intent.implies]
+            how = "implied"
+            out.implied = True
         else:
             return
         if room is not None:
-            # devices that live in no room (a robot vacuum) go wherever they are sent
-            candidates = [d for d in candidates if d.room == room.key] or [
-                d for d in candidates if d.room is None
-            ]
+            # devices that live in no room (a robot vacuum) go wherever they are sent; a
+            # room without such a device leaves every candidate to choose from
+            candidates = (
+                [d for d in candidates if d.room == room.key]
+                or [d for d in candidates if d.room is None]
+                or candidates
+            )
         if not candidates:
             return
         if len(candidates) == 1:

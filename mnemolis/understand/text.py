@@ -32,6 +32,9 @@ class Token:
     is_num: bool
 
 
+_UNIT_SYMBOLS = frozenset({"%", "°"})
+
+
 class TextPipeline:
     """Tokenise and lemmatise; shared by every stage and by the compiled matchers."""
 
@@ -86,7 +89,9 @@ class TextPipeline:
                     lemma=tok.lemma_,
                     start=tok.idx,
                     end=tok.idx + len(text),
-                    is_punct=tok.is_punct or (not text.isalnum() and len(text) == 1),
+                    # "%" is a unit, not punctuation: "75%" keeps its percent sign
+                    is_punct=(tok.is_punct or (not text.isalnum() and len(text) == 1))
+                    and text not in _UNIT_SYMBOLS,
                     is_title=text[:1].isupper(),
                     is_num=tok.like_num,
                 )
