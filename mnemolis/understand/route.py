@@ -169,7 +169,10 @@ class Router:
             m.intent == intent.name and m.inside(start, end) and not evidence.issuperset(m.literal)
             for m in a.avoid
         )
-        if argued_against or (intent.defer and part.declined):
+        # a question frame ("what is", "what time") yields to a declined domain named in
+        # the same part; a strong phrase ("define", weight 1.2 and more) does not
+        yields = intent.defer and part.declined and best.rule.weight < 1.2
+        if argued_against or yields:
             score -= self.avoid_penalty
         if slots.wrong_type:
             score -= self.wrong_type_penalty
