@@ -266,7 +266,7 @@ def lead_sentences(article: ArticleText, rules: TextRules, count: int, max_chars
             continue  # coordinates, captions and other fragments
         for sentence in split_sentences(text, rules.abbreviations):
             if len(sentence) > max_chars:
-                sentence = sentence[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+                sentence = _cut(sentence, max_chars)
             if picked and length + len(sentence) + 1 > max_chars:
                 return picked
             picked.append(sentence)
@@ -276,13 +276,25 @@ def lead_sentences(article: ArticleText, rules: TextRules, count: int, max_chars
     return picked
 
 
+def _cut(sentence: str, max_chars: int) -> str:
+    """A sentence too long to speak, cut at a word boundary, with an ellipsis."""
+    cut = sentence[: max_chars - 1]
+    if not sentence[max_chars - 1 : max_chars].isspace():
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(",;: ") + "…"
+
+
 def is_disambiguation(title: str, article: ArticleText, rules: TextRules) -> bool:
-    """A page that lists meanings: marked so, titled so, or opening with "may refer to"."""
+    """A page that lists meanings: marked so, titled so, or whose opening
+    paragraph ends in "may refer to:"."""
     if article.marked_disambiguation:
         return True
     lowered = title.lower()
-    opening = " ".join(b.text for b in article.blocks[:4]).lower()
-    return any(mark in lowered or mark in opening for mark in rules.disambiguation)
+    if any(mark in lowered for mark in rules.disambiguation):
+        return True
+    opening = next((p for p in article.paragraphs if p), "")
+    ending = opening.lower().rstrip(" :.…")
+    return any(ending.endswith(mark) for mark in rules.disambiguation)
 
 
 def is_list_title(title: str, rules: TextRules) -> bool:

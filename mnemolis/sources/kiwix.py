@@ -32,11 +32,12 @@ from mnemolis.sources.article_text import (
     extract,
     html_title,
     is_disambiguation,
+    is_list_title,
     lead_sentences,
 )
 from mnemolis.sources.base import Evaluation, PartAnswer, Request, Status, Truth
 from mnemolis.sources.kiwix_book import Book, Hit, KiwixError
-from mnemolis.sources.kiwix_http import KiwixServer, RemoteBook
+from mnemolis.sources.kiwix_http import KiwixServer, RemoteBook, seconds
 from mnemolis.sources.kiwix_names import TitleNames
 from mnemolis.sources.kiwix_pick import (
     ACCEPT,
@@ -57,6 +58,8 @@ MAX_READS = 4
 #: Full-text hits checked for a mention when no title fits.
 MAX_MENTION_READS = 2
 MAX_TOPIC_CHARS = 200
+#: Start-up waits at most this long per kiwix-serve book for its titles.
+TITLE_FETCH_TIMEOUT_S = 1.0
 HOW_ORDER = {"title": 0, "suggestion": 1, "search": 2}
 
 
@@ -112,7 +115,8 @@ class Deadline:
         left = self.at - time.monotonic()
         if left <= 0.01:
             raise KiwixError(
-                f"Looking up {self.topic} took longer than {self.seconds:g} seconds, so I stopped.",
+                f"Looking up {self.topic} took longer than {seconds(self.seconds)} seconds, "
+                "so I stopped.",
                 "deadline",
             )
         return min(self.per_request, left)
@@ -178,6 +182,7 @@ class Library:
             return Lookup(topic, "options", options=ties[: self.settings.options], how="titles")
         empty: Lookup | None = None
         seen: set[tuple[int, str]] = set()
+        rules = self.settings.text
         for candidate in accepted[:MAX_READS]:
             result = self._read(topic, candidate, deadline, errors, seen)
             if result is None:
@@ -185,9 +190,14 @@ class Library:
             if result.outcome in ("found", "options"):
                 return result
             empty = empty or result
-        for candidate in [c for c in ranked if c.hit.how == "search"][:MAX_MENTION_READS]:
-            if candidate in accepted:
-                continue
+        searched = [
+            c
+            for c in ranked
+            if c.hit.how == "search"
+            and c not in accepted
+            and not (is_list_title(c.hit.title, rules) and not is_list_title(topic, rules))
+        ]
+        for candidate in searched[:MAX_MENTION_READS]:
             result = self._read(topic, candidate, deadline, errors, seen, must_mention=True)
             if result is not None and result.outcome == "found":
                 result.outcome = "mentions"
@@ -387,7 +397,8 @@ class KiwixSource:
             if sub.problem:
                 self.states.append(sub)
             elif fetch_titles and self.settings.title_fetch:
-                book.fetch_titles(self.settings.title_fetch, self.settings.timeout_s)
+                timeout = min(self.settings.timeout_s, TITLE_FETCH_TIMEOUT_S)
+                book.fetch_titles(self.settings.title_fetch, timeout)
         if not catalog:
             state.problem = f"The encyclopedia server at {server.url} offers no books."
         state.usable = bool(books)
@@ -445,14 +456,18 @@ class KiwixSource:
             library = await self._retry_server(request)
         if not library.books:
             return self._no_books(topic)
-        deadline = Deadline(request.timeout_s, self.settings.timeout_s, topic)
+        # the lookup stops a little before the part's deadline, so that its own,
+        # more precise sentence ("the server did not answer") is the one heard
+        inner = max(request.timeout_s * 0.8, request.timeout_s - 0.25)
+        deadline = Deadline(inner, self.settings.timeout_s, topic)
         loop = asyncio.get_running_loop()
         job = loop.run_in_executor(self._pool, library.lookup, topic, deadline)
         try:
             lookup = await asyncio.wait_for(job, timeout=request.timeout_s)
         except TimeoutError:
             return PartAnswer(
-                f"Looking up {topic} took longer than {request.timeout_s:g} seconds, so I stopped.",
+                f"Looking up {topic} took longer than {seconds(request.timeout_s)} seconds, "
+                "so I stopped.",
                 Status.ERROR,
                 self.name,
                 data={"topic": topic},
@@ -512,7 +527,7 @@ class KiwixSource:
             return PartAnswer(text, Status.OK, self.name, data, provenance)
         if lookup.outcome == "options":
             data.update(found=True, options=lookup.options)
-            name = strip_qualifier(lookup.title) if lookup.title else topic
+            name = strip_qualifier(lookup.title or lookup.options[0])
             text = f"{name} can mean several things. Did you mean {_spoken_list(lookup.options)}?"
             return PartAnswer(text, Status.OK, self.name, data, provenance)
         data["found"] = False

@@ -116,7 +116,8 @@ class KiwixServer:
 
     def _timeout(self, timeout_s: float) -> KiwixError:
         return KiwixError(
-            f"The encyclopedia server at {self.url} did not answer within {timeout_s:g} seconds.",
+            f"The encyclopedia server at {self.url} did not answer within "
+            f"{seconds(timeout_s)} seconds.",
             "timeout",
         )
 
@@ -166,7 +167,8 @@ class KiwixServer:
         for item in items:
             if isinstance(item, dict) and item.get("kind") == "path" and item.get("path"):
                 title = html.unescape(str(item.get("value", "")))
-                hits.append(Hit(title, str(item["path"]), "suggestion", len(hits)))
+                path = html.unescape(str(item["path"]))
+                hits.append(Hit(title, path, "suggestion", len(hits)))
         return hits
 
     def search(self, book: str, pattern: str, count: int, timeout_s: float) -> list[Hit]:
@@ -283,6 +285,11 @@ class RemoteBook:
 
     def close(self) -> None:
         return None
+
+
+def seconds(value: float) -> str:
+    """0.3999 (a timeout cut by the deadline) is said as 0.4; 3.0 as 3."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _reason(exc: Exception) -> str:

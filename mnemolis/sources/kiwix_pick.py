@@ -98,8 +98,8 @@ class TitleMatcher:
         if wanted == bare:
             return TitleMatch(STRONG, "qualified")
         ratio = fuzz.ratio(wanted, bare)
-        if ratio >= 88:
-            return TitleMatch(80.0 + (ratio - 88) * 0.75, "near")
+        if ratio >= 85:  # "mercuri", "ada lovelase": heard or spelt slightly wrong
+            return TitleMatch(78.0 + (ratio - 85) * 11 / 15, "near")
         topic_words = self.content_words(topic) or set(wanted.split())
         title_words = self.content_words(strip_qualifier(title)) or set(bare.split())
         if topic_words <= title_words:
