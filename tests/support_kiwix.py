@@ -31,7 +31,6 @@ from mnemolis.demo.zim import ZimArticle, ZimBook, ZimOption, write_zim
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.kiwix import KiwixSource
-from tests.conftest import IN_CI
 
 KIWIX_SERVE = "kiwix-serve"
 
@@ -183,6 +182,8 @@ def kiwix_serve_binary() -> str:
         "/usr/bin/kiwix-serve" if Path("/usr/bin/kiwix-serve").exists() else None
     )
     if found is None:
+        from tests.conftest import IN_CI  # here, so bench/kiwix.py does not load spaCy
+
         message = "kiwix-serve is not installed (apt-get install kiwix-tools)"
         if IN_CI:
             pytest.fail(message)
@@ -205,8 +206,10 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 1
 
 
 @contextlib.contextmanager
-def running_kiwix_serve(*zims: Path, port: int | None = None) -> Iterator[str]:
-    """A real kiwix-serve on a (free) loopback port; yields its base URL."""
+def kiwix_serve_process(
+    *zims: Path, port: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real kiwix-serve on a (free) loopback port; yields its base URL and process."""
     binary = kiwix_serve_binary()
     port = port or free_port()
     process = subprocess.Popen(
@@ -217,7 +220,7 @@ def running_kiwix_serve(*zims: Path, port: int | None = None) -> Iterator[str]:
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for_http(url + "/catalog/v2/entries", process)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:
@@ -225,6 +228,13 @@ def running_kiwix_serve(*zims: Path, port: int | None = None) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def running_kiwix_serve(*zims: Path, port: int | None = None) -> Iterator[str]:
+    """A real kiwix-serve on a (free) loopback port; yields its base URL."""
+    with kiwix_serve_process(*zims, port=port) as (url, _process):
+        yield url
 
 
 @pytest.fixture(scope="session", name="kiwix_serve")

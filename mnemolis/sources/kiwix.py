@@ -209,9 +209,10 @@ class Library:
         if not accepted or accepted[0].match.how != "qualified":
             return []
         top = accepted[0].match.score
-        return [
+        titles = [
             c.hit.title for c in accepted if c.match.how == "qualified" and c.match.score == top
         ]
+        return list(dict.fromkeys(titles))  # the same title in two books is one meaning
 
     def _read(
         self,
