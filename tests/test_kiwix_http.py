@@ -9,6 +9,7 @@ import urllib.request
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.sources import kiwix
 from mnemolis.sources.base import Status
 from mnemolis.sources.kiwix_http import KiwixServer
 from tests.support_kiwix import (  # noqa: F401 - fixtures
@@ -93,6 +94,26 @@ def test_server_that_comes_up_later_is_used(config: Config, test_zims: KiwixZims
     close(source)
     assert answer.status == Status.OK
     assert answer.text == "Fire and Rain is a song by James Taylor. It came out in 1970."
+
+
+def test_local_books_answer_while_the_server_is_down(
+    config: Config, test_zims: KiwixZims, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kiwix, "SERVER_RETRY_S", 0.0)
+    port = free_port()
+    source = started(config, url=f"http://127.0.0.1:{port}", books=[{"path": str(test_zims.main)}])
+    # the local book answers at once; the server is asked again in the background
+    assert ask(source, "fire and rain").provenance["book"] == "kiwix_test"
+    assert ask(source, "kiwi").data["found"] is False
+    with running_kiwix_serve(test_zims.extra, port=port):
+        ask(source, "kiwi")  # starts the background retry
+        deadline = time.monotonic() + 5
+        while len(source.library.books) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        answer = ask(source, "kiwi")
+    close(source)
+    assert answer.provenance["book"] == "kiwix_extra"
+    assert answer.provenance["backend"] == "kiwix-serve"
 
 
 def test_titles_are_fetched_once_and_known_without_the_server(

@@ -2,12 +2,12 @@
 
 Books are ZIM files read with libzim (`zim_local`) or books of a kiwix-serve
 read over HTTP (`kiwix_http`), in the preference order of
-`sources/kiwix.yaml`, or of ``$MNEMOLIS_KIWIX``; with nothing configured, the
-demo ZIM (`mnemolis.demo.zim`). For a topic, each book offers exact titles,
-title suggestions and, when those are not good enough, full-text hits;
-`kiwix_pick` ranks them; the best article is read (`article_text`) and its
-opening sentences are the answer, with the title and the book as provenance.
-A disambiguation page becomes "did you mean A, B or C?".
+`sources/kiwix.yaml` (local files first, then the server's books), or of
+``$MNEMOLIS_KIWIX``; with nothing configured, the demo ZIM
+(`mnemolis.demo.zim`). `kiwix_lookup` finds the article, `article_text`
+reads it; this module turns the outcome into one or three spoken sentences,
+with the article title and the book as provenance, and "did you mean A, B or
+C?" for an ambiguous topic.
 
 All libzim and urllib work runs in a small thread pool, under the part's
 deadline and a timeout per request. Every expected failure is a PartAnswer
@@ -21,46 +21,28 @@ import concurrent.futures
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
 from mnemolis.demo.zim import ensure_demo_zim
 from mnemolis.plan import Part
-from mnemolis.sources.article_text import (
-    extract,
-    html_title,
-    is_disambiguation,
-    is_list_title,
-    lead_sentences,
-)
 from mnemolis.sources.base import Evaluation, PartAnswer, Request, Status, Truth
-from mnemolis.sources.kiwix_book import Book, Hit, KiwixError
+from mnemolis.sources.kiwix_book import Book, KiwixError
 from mnemolis.sources.kiwix_http import KiwixServer, RemoteBook, seconds
+from mnemolis.sources.kiwix_lookup import Deadline, Library, Lookup
 from mnemolis.sources.kiwix_names import TitleNames
-from mnemolis.sources.kiwix_pick import (
-    ACCEPT,
-    GOOD,
-    STRONG,
-    TitleMatch,
-    TitleMatcher,
-    TopicCleaner,
-    plain_phrases,
-    strip_qualifier,
-)
-from mnemolis.sources.kiwix_settings import BookSpec, KiwixSettings, read_settings
+from mnemolis.sources.kiwix_pick import TitleMatcher, TopicCleaner, plain_phrases, strip_qualifier
+from mnemolis.sources.kiwix_settings import BookSpec, read_settings
 from mnemolis.sources.zim_local import LocalBook
 
 INTENT = "knowledge.lookup"
-#: Articles read at most per lookup before giving up on a readable one.
-MAX_READS = 4
-#: Full-text hits checked for a mention when no title fits.
-MAX_MENTION_READS = 2
 MAX_TOPIC_CHARS = 200
 #: Start-up waits at most this long per kiwix-serve book for its titles.
 TITLE_FETCH_TIMEOUT_S = 1.0
-HOW_ORDER = {"title": 0, "suggestion": 1, "search": 2}
+#: A kiwix-serve that was down is asked again after this long.
+SERVER_RETRY_S = 30.0
 
 
 @dataclass
@@ -73,194 +55,6 @@ class BookState:
     language: str | None = None
     usable: bool = False
     problem: str | None = None
-
-
-@dataclass
-class Candidate:
-    book_index: int
-    hit: Hit
-    match: TitleMatch
-
-    def order(self) -> tuple[float, int, int, int]:
-        return (-self.match.score, self.book_index, HOW_ORDER[self.hit.how], self.hit.rank)
-
-
-@dataclass
-class Lookup:
-    """The outcome of one topic: an article, options to choose from, or nothing."""
-
-    topic: str
-    outcome: str  # found | mentions | options | empty | nothing
-    book: Book | None = None
-    title: str | None = None
-    path: str | None = None
-    sentences: list[str] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-    how: str | None = None
-    redirected_from: str | None = None
-    url: str | None = None
-    errors: list[KiwixError] = field(default_factory=list)
-
-
-class Deadline:
-    """The part's deadline, and the timeout each request may use within it."""
-
-    def __init__(self, seconds: float, per_request: float, topic: str) -> None:
-        self.at = time.monotonic() + seconds
-        self.seconds = seconds
-        self.per_request = per_request
-        self.topic = topic
-
-    def request(self) -> float:
-        left = self.at - time.monotonic()
-        if left <= 0.01:
-            raise KiwixError(
-                f"Looking up {self.topic} took longer than {seconds(self.seconds)} seconds, "
-                "so I stopped.",
-                "deadline",
-            )
-        return min(self.per_request, left)
-
-
-class Library:
-    """The usable books in preference order, and the lookup over them (blocking)."""
-
-    def __init__(self, books: list[Book], matcher: TitleMatcher, settings: KiwixSettings) -> None:
-        self.books = books
-        self.matcher = matcher
-        self.settings = settings
-
-    def lookup(self, topic: str, deadline: Deadline) -> Lookup:
-        candidates: list[Candidate] = []
-        errors: list[KiwixError] = []
-        for index, book in enumerate(self.books):
-            try:
-                found = self._candidates(index, book, topic, deadline)
-            except KiwixError as exc:
-                errors.append(exc)
-                if exc.kind == "deadline":
-                    break
-                continue
-            candidates.extend(found)
-            if any(c.match.score >= STRONG for c in found):
-                break
-        candidates.sort(key=Candidate.order)
-        result = self._choose(topic, candidates, deadline, errors)
-        result.errors = errors
-        return result
-
-    def _candidates(
-        self, index: int, book: Book, topic: str, deadline: Deadline
-    ) -> list[Candidate]:
-        limit = self.settings.candidates
-        hits = book.titles(self.matcher.variants(topic), deadline.request())
-        scored = self._score(index, topic, hits)
-        if not scored or scored[0].match.score < STRONG:
-            scored = self._score(
-                index, topic, hits + book.suggest(topic, limit, deadline.request())
-            )
-        if not scored or scored[0].match.score < GOOD:
-            searched = book.search(topic, limit, deadline.request())
-            scored = self._score(index, topic, [c.hit for c in scored] + searched)
-        return scored
-
-    def _score(self, index: int, topic: str, hits: list[Hit]) -> list[Candidate]:
-        best: dict[str, Candidate] = {}
-        for hit in hits:
-            candidate = Candidate(index, hit, self.matcher.match(topic, hit.title))
-            known = best.get(hit.path)
-            if known is None or candidate.order() < known.order():
-                best[hit.path] = candidate
-        return sorted(best.values(), key=Candidate.order)
-
-    def _choose(
-        self, topic: str, ranked: list[Candidate], deadline: Deadline, errors: list[KiwixError]
-    ) -> Lookup:
-        accepted = [c for c in ranked if c.match.score >= ACCEPT]
-        ties = self._qualified_ties(accepted)
-        if len(ties) > 1:
-            return Lookup(topic, "options", options=ties[: self.settings.options], how="titles")
-        empty: Lookup | None = None
-        seen: set[tuple[int, str]] = set()
-        rules = self.settings.text
-        for candidate in accepted[:MAX_READS]:
-            result = self._read(topic, candidate, deadline, errors, seen)
-            if result is None:
-                continue
-            if result.outcome in ("found", "options"):
-                return result
-            empty = empty or result
-        searched = [
-            c
-            for c in ranked
-            if c.hit.how == "search"
-            and c not in accepted
-            and not (is_list_title(c.hit.title, rules) and not is_list_title(topic, rules))
-        ]
-        for candidate in searched[:MAX_MENTION_READS]:
-            result = self._read(topic, candidate, deadline, errors, seen, must_mention=True)
-            if result is not None and result.outcome == "found":
-                result.outcome = "mentions"
-                return result
-        return empty or Lookup(topic, "nothing")
-
-    def _qualified_ties(self, accepted: list[Candidate]) -> list[str]:
-        """ "Mercury (planet)", "Mercury (element)" and no page called "Mercury": ambiguous."""
-        if not accepted or accepted[0].match.how != "qualified":
-            return []
-        top = accepted[0].match.score
-        titles = [
-            c.hit.title for c in accepted if c.match.how == "qualified" and c.match.score == top
-        ]
-        return list(dict.fromkeys(titles))  # the same title in two books is one meaning
-
-    def _read(
-        self,
-        topic: str,
-        candidate: Candidate,
-        deadline: Deadline,
-        errors: list[KiwixError],
-        seen: set[tuple[int, str]],
-        must_mention: bool = False,
-    ) -> Lookup | None:
-        book = self.books[candidate.book_index]
-        try:
-            article = book.article(candidate.hit.path, deadline.request())
-        except KiwixError as exc:
-            errors.append(exc)
-            return None
-        if (candidate.book_index, article.path) in seen:
-            return None
-        seen.add((candidate.book_index, article.path))
-        text = extract(article.html)
-        title = article.title
-        if book.backend == "kiwix-serve":
-            title = html_title(article.html) or text.title or title
-        base = Lookup(
-            topic,
-            "found",
-            book=book,
-            title=title,
-            path=article.path,
-            how=candidate.match.how if not must_mention else "search",
-            redirected_from=article.redirected_from,
-            url=article.url,
-        )
-        if must_mention and not self.matcher.mentions(topic, " ".join(text.paragraphs)):
-            return None
-        if is_disambiguation(title, text, self.settings.text):
-            options = [o.title for o in text.options if o.title and o.title != title]
-            if must_mention or not options:
-                return None
-            base.outcome = "options"
-            base.options = list(dict.fromkeys(options))[: self.settings.options]
-            return base
-        base.sentences = lead_sentences(
-            text, self.settings.text, self.settings.sentences, self.settings.max_chars
-        )
-        if not base.sentences:
-            base.outcome = "empty"
-        return base
 
 
 # --------------------------------------------------------------------------- answers
@@ -289,9 +83,8 @@ class KiwixSource:
         workers: int = 4,
     ) -> None:
         self.config = config
-        self.environ = dict(os.environ if environ is None else environ)
         self.cache_dir = cache_dir
-        self.settings = read_settings(config, self.environ)
+        self.settings = read_settings(config, os.environ if environ is None else environ)
         self.names = TitleNames(self.settings.text.title_joiners)
         self._marks = tuple(f" {j} " for j in self.names.joiners)
         self.matcher = TitleMatcher(config.language, self.settings.text)
@@ -303,6 +96,7 @@ class KiwixSource:
         self.library = Library([], self.matcher, self.settings)
         self._server: KiwixServer | None = None
         self._server_state: BookState | None = None
+        self._server_retry_at = 0.0
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="kiwix")
         self._started = False
 
@@ -453,7 +247,7 @@ class KiwixSource:
         if not self._started:
             await self.start()
         library = self.library
-        if not library.books and self._server is not None:
+        if self._server_state is not None and not self._server_state.usable:
             library = await self._retry_server(request)
         if not library.books:
             return self._no_books(topic)
@@ -477,20 +271,42 @@ class KiwixSource:
         return self._compose(lookup, topic_from)
 
     async def _retry_server(self, request: Request) -> Library:
-        """The server was down at start: ask for its catalog again, once per answer."""
+        """The server was down at start: ask for its catalog again. With no other
+        book, now (the answer waits); otherwise in the background, at most every
+        `SERVER_RETRY_S`, so the other books answer without delay."""
         loop = asyncio.get_running_loop()
+        if self.library.books:
+            now = time.monotonic()
+            if now >= self._server_retry_at:
+                self._server_retry_at = now + SERVER_RETRY_S
+                self._pool.submit(self._remote_books, False).add_done_callback(
+                    self._add_remote_books
+                )
+            return self.library
         job = loop.run_in_executor(self._pool, self._remote_books, False)
         try:
             books = await asyncio.wait_for(job, timeout=request.timeout_s)
         except TimeoutError:
             return self.library
-        if books:
-            self.library = Library([*self.library.books, *books], self.matcher, self.settings)
+        self._add_books(books)
         return self.library
 
+    def _add_remote_books(self, job: concurrent.futures.Future[list[Book]]) -> None:
+        """Runs in the worker thread; swapping the library reference is atomic."""
+        if not job.cancelled() and job.exception() is None:
+            self._add_books(job.result())
+
+    def _add_books(self, books: list[Book]) -> None:
+        if books:
+            self.library = Library([*self.library.books, *books], self.matcher, self.settings)
+
+    @property
+    def problems(self) -> list[str]:
+        """Everything wrong with the books and the settings, for answers and `doctor`."""
+        return [s.problem for s in self.states if s.problem] + self.settings.problems
+
     def _no_books(self, topic: str) -> PartAnswer:
-        problems = [s.problem for s in self.states if s.problem]
-        problems += self.settings.problems
+        problems = self.problems
         reason = " ".join(problems) if problems else "No encyclopedia is configured."
         return PartAnswer(
             f"I cannot look up {topic}: {reason}".replace(": The ", ": the ", 1),
