@@ -12,7 +12,8 @@ import pytest
 from mnemolis.config import Config
 from mnemolis.demo.zim import ARTICLES, ensure_demo_zim, load_book
 from mnemolis.plan import Part
-from mnemolis.sources.base import Request, Source, Status, Truth
+from mnemolis.sources import zim_local
+from mnemolis.sources.base import PartAnswer, Request, Source, Status, Truth
 from mnemolis.sources.kiwix import KiwixSource
 from mnemolis.sources.kiwix_book import KiwixError
 from mnemolis.sources.kiwix_names import TitleNames
@@ -145,6 +146,30 @@ def test_part_without_topic_says_so(config: Config, test_zims: KiwixZims) -> Non
     assert answer.text == "I did not catch what to look up."
 
 
+def test_parts_are_answered_concurrently_in_their_order(
+    config: Config, test_zims: KiwixZims
+) -> None:
+    source = started(config, books=[{"path": str(test_zims.main)}])
+    topics = ["ada lovelace", "zorblax", "fire and rain", "mercury"]
+    parts = [Part(f"tell me about {t}", "knowledge.lookup", "kiwix", {"topic": t}) for t in topics]
+
+    async def together() -> list[PartAnswer]:
+        return list(await asyncio.gather(*(source.answer(p, Request()) for p in parts)))
+
+    answers = asyncio.run(together())
+    close(source)
+    assert [a.data["topic"] for a in answers] == topics
+    assert [a.data["found"] for a in answers] == [True, False, True, True]
+
+
+def test_closed_source_answers_with_an_error(config: Config, test_zims: KiwixZims) -> None:
+    source = started(config, books=[{"path": str(test_zims.main)}])
+    close(source)
+    answer = ask(source, "ada lovelace")
+    assert answer.status == Status.ERROR
+    assert answer.text == "The encyclopedia has been closed."
+
+
 # --------------------------------------------------------------------------- the demo ZIM
 
 
@@ -249,6 +274,18 @@ def test_title_scan_respects_its_limit(test_zims: KiwixZims) -> None:
     assert len(names) == 0  # limit 0: nothing scanned
     book.start_title_scan(10_000)
     assert names.is_name("fire and rain")
+    book.close()
+
+
+def test_large_book_titles_are_scanned_in_the_background(
+    test_zims: KiwixZims, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(zim_local, "SCAN_IN_START", 1)
+    names = TitleNames(["and"])
+    book = LocalBook.open(test_zims.main, names, title_limit=10_000)
+    assert book._scanner is not None
+    book._scanner.join(timeout=5)
+    assert names.is_name("salt and pepper shakers of the world")
     book.close()
 
 

@@ -99,6 +99,7 @@ class KiwixSource:
         self._server_retry_at = 0.0
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="kiwix")
         self._started = False
+        self._closed = False
 
     # ------------------------------------------------------------------ life
 
@@ -116,6 +117,7 @@ class KiwixSource:
             )
 
     async def close(self) -> None:
+        self._closed = True
         for book in self.library.books:
             book.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -244,6 +246,8 @@ class KiwixSource:
             return PartAnswer(
                 "I did not catch what to look up.", Status.OK, self.name, data={"found": False}
             )
+        if self._closed:
+            return PartAnswer("The encyclopedia has been closed.", Status.ERROR, self.name)
         if not self._started:
             await self.start()
         library = self.library

@@ -34,6 +34,8 @@ HOW_ORDER = {"title": 0, "suggestion": 1, "search": 2}
 
 @dataclass
 class Candidate:
+    """A hit of one book, scored against the topic."""
+
     book_index: int
     hit: Hit
     match: TitleMatch
