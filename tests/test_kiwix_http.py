@@ -165,7 +165,11 @@ def test_server_hanging_mid_lookup_times_out(
 ) -> None:
     fake_kiwix.catalog = _catalog_of(kiwix_serve)  # the books are listed, then nothing answers
     source = started(
-        config, url=fake_kiwix.url, books=[{"name": "kiwix_test"}], timeout_s=per_request_s
+        config,
+        url=fake_kiwix.url,
+        books=[{"name": "kiwix_test"}],
+        timeout_s=per_request_s,
+        title_fetch=0,  # start-up would wait up to a second for titles that never come
     )
     t0 = time.monotonic()
     answer = ask(source, "ada lovelace", timeout_s=part_s)
