@@ -1,0 +1,1 @@
+"""The embedded default home: a demo broker, simulated devices and a demo encyclopedia."""
