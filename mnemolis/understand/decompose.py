@@ -289,9 +289,9 @@ class Decomposer:
     def _bare_verb(self, a: Analysis, s: int, e: int) -> bool:
         """ "find", "look up": a verb whose object is the next part's ("find and play X")."""
         toks = a.tokens
-        return self._verb(a, s) and all(
-            toks[i].lower in self.particles or (i == s) for i in range(s, e)
-        )
+        first = toks[s]
+        listed = first.lower in self.clause_starts or first.lemma in self.clause_starts
+        return listed and all(toks[i].lower in self.particles for i in range(s + 1, e))
 
     def _slot_values(self, a: Analysis, s: int, e: int) -> tuple[set[str], set[int]]:
         """Slot types a verbless fragment carries (a device, a room, a day, a place),

@@ -27,7 +27,7 @@ from mnemolis.understand.names import NameIndex
 #: How far after a no-split word its conjunction may be.
 NOSPLIT_WINDOW = 8
 #: Words on each side of a conjunction tried against known titles.
-NAME_REACH = 4
+NAME_REACH = 6
 
 
 @dataclass
