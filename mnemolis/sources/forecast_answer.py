@@ -116,6 +116,15 @@ class ForecastAnswerer:
             weekday=weekday
         )
 
+    def label(self, key: str, today: date) -> str:
+        """How a day slot opens a sentence ("Saturday", "Tomorrow", "This weekend")."""
+        span = resolve_day(key, today)
+        if span is None:
+            return key
+        if span.is_span:
+            return self.words.label[key]
+        return self._when(key, span.first, today)[1]
+
     def periods(self, key: str, view: WeatherView) -> list[Period] | None:
         today = view.local_now.date()
         span = resolve_day(key, today)
@@ -210,15 +219,15 @@ class ForecastAnswerer:
         metric = self.words.metric_names.get(q.metric or "", q.metric or "weather")
         return Reply(self.words.sentence("unknown", when=when, place=place, metric=metric))
 
-    def _beyond(self, when: str, place: str) -> Reply:
-        return Reply(self.words.sentence("beyond", when=when, place=place), covered=False)
+    def _beyond(self, label: str, place: str) -> Reply:
+        return Reply(self.words.sentence("beyond", label=label, place=place), covered=False)
 
     # ------------------------------------------------------------------ one period
 
     def _single(self, q: WeatherQuestion, p: Period, view: WeatherView) -> Reply:
         place = self._place(view)
         if p.conditions is None:
-            return self._beyond(p.when, place)
+            return self._beyond(p.label, place)
         judgment = self._judge(q, p, view.units)
         holds = judgment.holds if judgment else None
         fact = self._fact(q, p, view.units, holds)
@@ -242,7 +251,7 @@ class ForecastAnswerer:
         when, label = self.words.when[key], self.words.label[key]
         covered = [p for p in periods if p.conditions is not None]
         if not covered:
-            return self._beyond(when, place)
+            return self._beyond(label, place)
         if q.judged_metric is None:
             return self._span_overview(q, covered, view, label, place)
         judged = [(p, self._judge(q, p, view.units) or Judgment(None)) for p in covered]

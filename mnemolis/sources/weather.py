@@ -244,7 +244,8 @@ class WeatherSource:
                     await asyncio.to_thread(self.cache.save_place, key, place)
             self._places[key] = place
         if place is None:
-            raise WeatherUnavailable(self.words.sentence("unknown_place", place=name))
+            shown = name.title() if name == name.lower() else name
+            raise WeatherUnavailable(self.words.sentence("unknown_place", place=shown))
         if home and self.settings.timezone:  # the owner's time zone wins for home
             place = replace(place, timezone=self.settings.timezone)
         return place
@@ -330,8 +331,13 @@ class WeatherSource:
         reason = obtained.problem or self.words.reasons["unreachable"]
         if obtained.forecast is None:
             return self.words.sentence("unavailable", reason=reason, place=place)
-        when = self.words.when.get(question.day or "today", question.day or "today")
-        return self.words.sentence("unavailable_day", reason=reason, when=when)
+        today = obtained.forecast.local_time(self.now()).date()
+        label = self.answerer.label(question.day or "today", today)
+        return self.words.sentence(
+            "unavailable_day",
+            reason=reason,
+            label=label.lower() if label in self.words.label.values() else label,
+        )
 
     def _age(self, age_s: float) -> str:
         age = self.words.age
