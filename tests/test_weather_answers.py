@@ -268,7 +268,7 @@ def test_home_given_by_name_is_looked_up_once_and_cached(
     tmp_path: Path,
 ) -> None:
     part = Part("what's the weather tomorrow", "weather.forecast", "weather", {"day": "tomorrow"})
-    for _ in range(2):  # a second source with the same cache directory
+    for _ in range(2):  # a second source with the same cache directory: a restart
         source = make_source(
             config, open_meteo.url, tmp_path, frozen(WEDNESDAY_MORNING), place="Berlin"
         )

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from mnemolis.sources.open_meteo import CURRENT_FIELDS, DAILY_FIELDS, HOURLY_FIELDS
+
 MAX_DAYS = 16
 MAX_HOURS = MAX_DAYS * 24
 
@@ -231,20 +233,14 @@ def _row(columns: dict[str, list[Any]], i: int, where: str) -> dict[str, float |
     return {key: _number(values[i], f"{where}.{key}") for key, values in columns.items()}
 
 
-def _hour_conditions(row: dict[str, float | None]) -> Conditions:
-    code = row.get("weather_code")
-    return Conditions(
-        weather_code=None if code is None else int(code),
-        temperature=row.get("temperature_2m"),
-        apparent_temperature=row.get("apparent_temperature"),
-        precipitation=row.get("precipitation"),
-        precipitation_probability=row.get("precipitation_probability"),
-        snowfall=row.get("snowfall"),
-        wind_speed=row.get("wind_speed_10m"),
-        wind_gusts=row.get("wind_gusts_10m"),
-        cloud_cover=row.get("cloud_cover"),
-        humidity=row.get("relative_humidity_2m"),
-    )
+def _conditions(row: dict[str, float | None], fields: dict[str, str], **extra: Any) -> Conditions:
+    """One row of a block as `Conditions`, by the block's field table."""
+    values: dict[str, Any] = {name: row.get(variable) for name, variable in fields.items()}
+    code = values.get("weather_code")
+    values["weather_code"] = None if code is None else int(code)
+    if values.get("is_day") is not None:
+        values["is_day"] = bool(values["is_day"])
+    return Conditions(**values, **extra)
 
 
 def _current(raw: Any) -> tuple[Conditions | None, datetime | None]:
@@ -258,16 +254,10 @@ def _current(raw: Any) -> tuple[Conditions | None, datetime | None]:
         if key not in ("time", "interval")
     }
     time = _time(str(raw["time"]), "current.time") if "time" in raw else None
-    base = _hour_conditions(row)
-    is_day = row.get("is_day")
-    return (
-        replace(
-            base,
-            codes=frozenset() if base.weather_code is None else frozenset({base.weather_code}),
-            is_day=None if is_day is None else bool(is_day),
-        ),
-        time,
-    )
+    current = _conditions(row, CURRENT_FIELDS)
+    if current.weather_code is not None:
+        current = replace(current, codes=frozenset({current.weather_code}))
+    return current, time
 
 
 def _hours(raw: Any) -> list[Hour]:
@@ -275,7 +265,7 @@ def _hours(raw: Any) -> list[Hour]:
         return []
     times, columns = _columns(raw, "hourly", MAX_HOURS)
     return [
-        Hour(_time(t, "hourly.time"), _hour_conditions(_row(columns, i, "hourly")))
+        Hour(_time(t, "hourly.time"), _conditions(_row(columns, i, "hourly"), HOURLY_FIELDS))
         for i, t in enumerate(times)
     ]
 
@@ -291,26 +281,17 @@ def _days(raw: Any, hours: list[Hour]) -> dict[date, Conditions]:
     days: dict[date, Conditions] = {}
     for i, t in enumerate(times):
         day = _time(t, "daily.time").date()
-        row = _row(columns, i, "daily")
         from_hours = aggregate(by_day.get(day, []))
-        code = row.get("weather_code")
-        codes = set(from_hours.codes)
-        if code is not None:
-            codes.add(int(code))
-        days[day] = Conditions(
-            weather_code=None if code is None else int(code),
-            codes=frozenset(codes),
-            temperature_max=row.get("temperature_2m_max"),
-            temperature_min=row.get("temperature_2m_min"),
-            precipitation=row.get("precipitation_sum"),
-            precipitation_probability=row.get("precipitation_probability_max"),
-            snowfall=row.get("snowfall_sum"),
-            wind_speed=row.get("wind_speed_10m_max"),
-            wind_gusts=row.get("wind_gusts_10m_max"),
-            sunshine_s=row.get("sunshine_duration"),
+        daily = _conditions(
+            _row(columns, i, "daily"),
+            DAILY_FIELDS,
             cloud_cover=from_hours.cloud_cover,
             humidity=from_hours.humidity,
         )
+        codes = from_hours.codes | (
+            {daily.weather_code} if daily.weather_code is not None else set()
+        )
+        days[day] = replace(daily, codes=frozenset(codes))
     return days
 
 

@@ -21,41 +21,35 @@ MAX_RESPONSE_BYTES = 2_000_000
 MAX_PLACE_CHARS = 100
 USER_AGENT = "mnemolis/0.1 (+https://github.com/mnemolis)"
 
-#: What one forecast call asks for: enough for every question the source answers.
-CURRENT_VARIABLES = (
-    "temperature_2m",
-    "relative_humidity_2m",
-    "apparent_temperature",
-    "is_day",
-    "precipitation",
-    "snowfall",
-    "weather_code",
-    "cloud_cover",
-    "wind_speed_10m",
-    "wind_gusts_10m",
-)
-HOURLY_VARIABLES = (
-    "temperature_2m",
-    "relative_humidity_2m",
-    "precipitation_probability",
-    "precipitation",
-    "snowfall",
-    "weather_code",
-    "cloud_cover",
-    "wind_speed_10m",
-    "wind_gusts_10m",
-)
-DAILY_VARIABLES = (
-    "weather_code",
-    "temperature_2m_max",
-    "temperature_2m_min",
-    "precipitation_sum",
-    "snowfall_sum",
-    "precipitation_probability_max",
-    "wind_speed_10m_max",
-    "wind_gusts_10m_max",
-    "sunshine_duration",
-)
+#: What one forecast call asks for, per block: `forecast.Conditions` field ->
+#: Open-Meteo variable. The parser reads the response with the same tables.
+HOURLY_FIELDS = {
+    "temperature": "temperature_2m",
+    "humidity": "relative_humidity_2m",
+    "precipitation_probability": "precipitation_probability",
+    "precipitation": "precipitation",
+    "snowfall": "snowfall",
+    "weather_code": "weather_code",
+    "cloud_cover": "cloud_cover",
+    "wind_speed": "wind_speed_10m",
+    "wind_gusts": "wind_gusts_10m",
+}
+CURRENT_FIELDS = {
+    **{k: v for k, v in HOURLY_FIELDS.items() if k != "precipitation_probability"},
+    "apparent_temperature": "apparent_temperature",
+    "is_day": "is_day",
+}
+DAILY_FIELDS = {
+    "weather_code": "weather_code",
+    "temperature_max": "temperature_2m_max",
+    "temperature_min": "temperature_2m_min",
+    "precipitation": "precipitation_sum",
+    "snowfall": "snowfall_sum",
+    "precipitation_probability": "precipitation_probability_max",
+    "wind_speed": "wind_speed_10m_max",
+    "wind_gusts": "wind_gusts_10m_max",
+    "sunshine_s": "sunshine_duration",
+}
 UNIT_PARAMS = {
     "metric": {"temperature_unit": "celsius", "wind_speed_unit": "kmh", "precipitation_unit": "mm"},
     "imperial": {
@@ -139,9 +133,9 @@ class OpenMeteoClient:
             "longitude": f"{place.longitude:.4f}",
             "timezone": place.timezone or "auto",
             "forecast_days": str(self.forecast_days),
-            "current": ",".join(CURRENT_VARIABLES),
-            "hourly": ",".join(HOURLY_VARIABLES),
-            "daily": ",".join(DAILY_VARIABLES),
+            "current": ",".join(CURRENT_FIELDS.values()),
+            "hourly": ",".join(HOURLY_FIELDS.values()),
+            "daily": ",".join(DAILY_FIELDS.values()),
             **UNIT_PARAMS[units],
         }
         return self.base_url.rstrip("/") + FORECAST_PATH + "?" + _query(params)

@@ -84,6 +84,11 @@ class WeatherSource:
         self.now = now
         self.sensor_reader = sensor_reader
         self.problem: str | None = None
+        self._fresh: dict[str, SavedForecast] = {}  # the last good response per place
+        self._parsed: dict[str, tuple[datetime, Forecast]] = {}  # ... and what it parsed to
+        self._places: dict[str, Place | None] = {}  # looked-up names; None: no such place
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
         try:
             self.settings: WeatherSettings | None = WeatherSettings.from_config(config, environ)
         except ConfigError as exc:
@@ -95,10 +100,6 @@ class WeatherSource:
         self.cache = WeatherCache(s.cache_dir)
         self.client = OpenMeteoClient(s.base_url, s.geocoding_url, s.timeout_s, s.forecast_days)
         self.answerer = ForecastAnswerer(self.words, s.thresholds)
-        self._fresh: dict[str, SavedForecast] = {}
-        self._parsed: dict[str, tuple[datetime, Forecast]] = {}
-        self._places: dict[str, Place | None] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ protocol
 
@@ -256,16 +257,34 @@ class WeatherSource:
         assert self.settings is not None
         return f"{place.key}|{self.settings.units}|{place.timezone or 'auto'}"
 
+    def _lock(self, key: str) -> asyncio.Lock:
+        """One lock per place, so parts asking about it share one fetch; locks belong
+        to the running loop, so a new loop (a restart in tests) gets new ones."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self._locks = loop, {}
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    def _recent(self, key: str) -> SavedForecast | None:
+        """A forecast young enough to use without asking: from memory, else from disk."""
+        assert self.settings is not None
+        now = self.now()
+        saved = self._fresh.get(key) or self.cache.load_forecast(key)
+        if saved is None or saved.age_s(now) >= self.settings.refresh_s:
+            return None
+        self._fresh[key] = saved
+        return saved
+
     async def _forecast(self, place: Place, request: Request) -> Obtained:
-        """A recent forecast from memory, else the service, else the saved one."""
+        """A recent forecast, else the service's, else the saved one, dated."""
         assert self.settings is not None
         key = self._key(place)
-        lock = self._locks.setdefault(key, asyncio.Lock())
-        async with lock:  # parts asking about one place share one fetch
-            now = self.now()
-            saved = self._fresh.get(key)
-            if saved is not None and saved.age_s(now) < self.settings.refresh_s:
-                return Obtained(place, self._parse(key, saved), saved.fetched_at)
+        async with self._lock(key):
+            saved = self._recent(key)
+            if saved is not None:
+                forecast = self._parse(key, saved)
+                if forecast is not None:
+                    return Obtained(place, forecast, saved.fetched_at)
             try:
                 response = await self._in_thread(
                     self.client.fetch_forecast, request, place, self.settings.units
@@ -276,8 +295,8 @@ class WeatherSource:
                     exc = OpenMeteoError("malformed", str(exc))
                 log.warning("weather: forecast for %s failed: %s", place.name, exc)
                 return self._saved(place, key, self._reason(exc))
-            saved = SavedForecast(now, response)
-            self._fresh[key] = saved
+            now = self.now()
+            self._fresh[key] = SavedForecast(now, response)
             self._parsed[key] = (now, forecast)
             await asyncio.to_thread(self.cache.save_forecast, key, response, now)
             return Obtained(place, forecast, now)
@@ -309,7 +328,7 @@ class WeatherSource:
         try:
             return await asyncio.wait_for(asyncio.to_thread(call, *args), deadline)
         except TimeoutError as exc:
-            raise OpenMeteoError("timeout") from exc
+            raise OpenMeteoError("timeout", f"{deadline:g}") from exc
 
     # ------------------------------------------------------------------ words
 
@@ -318,8 +337,9 @@ class WeatherSource:
         reasons = self.words.reasons
         if search and exc.kind in ("unreachable", "timeout"):
             return reasons["search_unreachable"]
-        if exc.kind == "timeout":
-            return reasons["timeout"].format(seconds=f"{self.settings.timeout_s:g}")
+        if exc.kind == "timeout":  # the executor's deadline may be the shorter one
+            seconds = exc.detail or f"{self.settings.timeout_s:g}"
+            return reasons["timeout"].format(seconds=seconds)
         if exc.kind == "http":
             return reasons["http"].format(status=exc.status)
         if exc.kind == "refused":

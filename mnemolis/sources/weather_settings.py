@@ -110,13 +110,15 @@ def _check_timezone(name: Any, at: _At) -> None:
 
 def _url(value: Any, at: _At) -> str:
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
-        raise at.error(f"must be an http:// or https:// URL, not {value!r}")
+        key = at.keys[-1] if at.keys else "url"
+        raise at.error(f"{key} must be an http:// or https:// URL, not {value!r}")
     return value
 
 
 def _number(value: Any, at: _At, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise at.error(f"must be a number from {low:g} to {high:g}, not {value!r}")
+        key = at.keys[-1] if at.keys else "value"
+        raise at.error(f"{key} must be a number from {low:g} to {high:g}, not {value!r}")
     return float(value)
 
 
