@@ -187,6 +187,12 @@ ROWS = [
         slots={"day": "tomorrow"},
         instant=SUNDAY_MORNING,
     ),
+    Row(
+        "what's the weather next month",
+        ["I can tell the weather for now, today, tonight, tomorrow, a weekday"],
+        slots={"day": "next_month"},
+        status=Status.ERROR,
+    ),
 ]
 
 

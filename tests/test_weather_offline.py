@@ -227,6 +227,8 @@ def test_local_sensor_answers_right_now_when_the_service_is_down(
     assert result.status is Status.OK
     assert result.text.startswith(expected)
     assert sensors.asked == ["outdoor temperature"]
+    assert result.provenance["from"] == "sensor"
+    assert result.data["sensor"] == "outdoor temperature"
 
 
 def test_sensor_wins_over_saved_forecast_for_right_now_and_answers_yes_no(

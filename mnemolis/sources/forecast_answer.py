@@ -83,7 +83,7 @@ class ForecastAnswerer:
             )
         periods = self.periods(q.day, view)
         if periods is None:
-            return Reply(self.words.sentence("no_metric"), covered=False)
+            return Reply(self.words.sentence("no_day"), covered=False)
         if len(periods) > 1 or q.day in ("weekend", "week"):
             reply = self._span(q, periods, view)
         else:

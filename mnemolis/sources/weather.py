@@ -353,11 +353,9 @@ class WeatherSource:
             return self.words.sentence("unavailable", reason=reason, place=place)
         today = obtained.forecast.local_time(self.now()).date()
         label = self.answerer.label(question.day or "today", today)
-        return self.words.sentence(
-            "unavailable_day",
-            reason=reason,
-            label=label.lower() if label in self.words.label.values() else label,
-        )
+        if label in self.words.label.values():  # "Tomorrow" mid-sentence; "Thursday" stays
+            label = label.lower()
+        return self.words.sentence("unavailable_day", reason=reason, label=label)
 
     def _age(self, age_s: float) -> str:
         age = self.words.age
@@ -403,12 +401,14 @@ class WeatherSource:
             data["age_s"] = round((now - obtained.fetched_at).total_seconds())
         if obtained.problem:
             data["problem"] = obtained.problem
+        if obtained.sensor is not None:
+            data["sensor"], data["sensor_age_s"] = obtained.sensor[0], obtained.sensor[1].age_s
         if reply.truth is not Truth.UNKNOWN:
             data["truth"] = str(reply.truth)
         return data
 
     def _provenance(self, obtained: Obtained) -> dict[str, Any]:
-        origin = "open-meteo" if not obtained.stale else "cache"
+        origin = "sensor" if obtained.sensor else "cache" if obtained.stale else "open-meteo"
         out: dict[str, Any] = {"from": origin}
         if obtained.fetched_at is not None:
             out["fetched_at"] = obtained.fetched_at.isoformat()
