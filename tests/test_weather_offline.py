@@ -367,8 +367,8 @@ def test_executor_deadline_shorter_than_the_yaml_timeout_is_the_one_said(
     tmp_path: Path,
 ) -> None:
     open_meteo.fail_with(Canned(200, recorded("forecast_berlin_metric.json"), delay_s=5.0))
-    source = make_source(config, open_meteo.url, tmp_path, frozen(WEDNESDAY_MORNING))
-    result = ask(source, TOMORROW, timeout_s=0.5)  # the yaml says 4 s; 80% of 0.5 s is left
+    source = make_source(config, open_meteo.url, tmp_path, frozen(WEDNESDAY_MORNING), timeout_s=1)
+    result = ask(source, TOMORROW, timeout_s=0.5)  # the yaml says 1 s; 80% of 0.5 s is left
     assert result.status is Status.ERROR
     assert "did not answer within 0.4 seconds" in result.text
 
