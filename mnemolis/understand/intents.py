@@ -22,6 +22,7 @@ from mnemolis.config import Config, ConfigError, IntentSpec
 from mnemolis.understand.text import TextPipeline
 
 GAP = "..."
+NUMBER = "#"
 MAX_GAP = 5
 
 
@@ -81,6 +82,11 @@ def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpe
         if optional:
             spec["OP"] = "?"
         return [(spec, f"slot:{slot_name}")]
+    if word == NUMBER:
+        spec = {"LIKE_NUM": True}
+        if optional:
+            spec["OP"] = "?"
+        return [(spec, "lit")]
     if "|" in word:
         choices = [c for c in word.split("|") if c]
         spec = {"LEMMA": {"IN": sorted({text.lemma(c.lower()) for c in choices})}}
@@ -119,7 +125,8 @@ class IntentMap:
     def _add(self, intent: IntentSpec, template: str, weight: float, avoid: bool = False) -> None:
         words = template.split()
         special = any(
-            w == GAP or "|" in w or w.endswith("?") or w.startswith(("{", "(")) for w in words
+            w in (GAP, NUMBER) or "|" in w or w.endswith("?") or w.startswith(("{", "("))
+            for w in words
         ) or any(self.text.lemma(w) != w for w in self.text.words(template))
         key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
         self.phrase_count += not avoid

@@ -50,7 +50,7 @@ class _PartFacts:
     content: list[int]  # content tokens (not stop words or filler)
     literal: dict[str, set[int]]  # tokens each intent's phrases cover
     has_pronoun: bool
-    declined: bool  # a declined domain (source null) is named in the part
+    declined: set[int]  # tokens that name a declined domain (source null)
     referent: bool  # a pronoun here can refer to something
 
     def claimed_by_others(self, intent: str) -> set[int]:
@@ -102,11 +102,17 @@ class Router:
                 by_intent.setdefault(m.intent, []).append(m)
         if not by_intent:
             return []
+        literal = {n: {i for m in ms for i in m.literal} for n, ms in by_intent.items()}
         part = _PartFacts(
             content=self.content(a, start, end),
-            literal={n: {i for m in ms for i in m.literal} for n, ms in by_intent.items()},
+            literal=literal,
             has_pronoun=any(a.tokens[i].lower in self.pronouns for i in range(start, end)),
-            declined=any(self.config.intents[n].source is None for n in by_intent),
+            declined={
+                i
+                for n, tokens in literal.items()
+                if self.config.intents[n].source is None
+                for i in tokens
+            },
             referent=referent,
         )
         out = []
@@ -142,9 +148,9 @@ class Router:
         score = phrase_strength(best) * (
             (1 - self.coverage_weight) + self.coverage_weight * coverage
         )
-        # "increase the volume": the implied lights are not meant when another intent
-        # claims what the request is about
-        implied_away = slots.implied and any(i in claimed for i in part.content)
+        # "increase the volume": the implied lights are not meant when a declined domain
+        # is what the request is about
+        implied_away = slots.implied and any(i in part.declined for i in part.content)
         for slot in intent.requires:
             if slot == "device" and implied_away:
                 score -= self.nothing_penalty
@@ -171,7 +177,7 @@ class Router:
         )
         # a question frame ("what is", "what time") yields to a declined domain named in
         # the same part; a strong phrase ("define", weight 1.2 and more) does not
-        yields = intent.defer and part.declined and best.rule.weight < 1.2
+        yields = intent.defer and bool(part.declined) and best.rule.weight < 1.2
         if argued_against or yields:
             score -= self.avoid_penalty
         if slots.wrong_type:

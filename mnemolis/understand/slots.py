@@ -180,6 +180,8 @@ class SlotExtractor:
             )
         if not candidates:
             return
+        # every noun naming the device is explained by it: "the wemo plug socket"
+        out.covered.update(i for h in nouns for i in range(h.start, h.end))
         if len(candidates) == 1:
             out.fills["device"] = SlotFill("device", candidates[0].name, span[0], span[1], how)
         elif wants_all:
