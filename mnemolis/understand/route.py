@@ -145,8 +145,10 @@ class Router:
         weight = sum(1.0 for i in part.content if i in covered)
         weight += sum(self.topic_weight for i in part.content if i in topic_tokens - covered)
         coverage = weight / len(part.content) if part.content else 0.0
-        score = phrase_strength(best) * (
-            (1 - self.coverage_weight) + self.coverage_weight * coverage
+        # weights above 1 order phrases; the score itself starts at most at 1
+        score = min(
+            1.0,
+            phrase_strength(best) * ((1 - self.coverage_weight) + self.coverage_weight * coverage),
         )
         # "increase the volume": the implied lights are not meant when a declined domain
         # is what the request is about
