@@ -1,0 +1,1 @@
+"""The embedded demo home: a local broker, simulated devices, a demo ZIM."""
