@@ -36,7 +36,11 @@ class Mosquitto:
     """One broker process; use as a context manager or call start/stop."""
 
     def __init__(
-        self, binary: str | None = None, port: int | None = None, tcp_nodelay: bool = True
+        self,
+        binary: str | None = None,
+        port: int | None = None,
+        tcp_nodelay: bool = True,
+        extra_config: str = "",
     ) -> None:
         found = binary or find_mosquitto()
         if found is None:
@@ -48,6 +52,7 @@ class Mosquitto:
         self.config_path = self.workdir / "mosquitto.conf"
         self.log_path = self.workdir / "mosquitto.log"
         self.tcp_nodelay = tcp_nodelay  # Mosquitto's default (false) adds ~40 ms per echo
+        self.extra_config = extra_config  # replaces allow_anonymous when it sets it
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -55,9 +60,11 @@ class Mosquitto:
         return f"mqtt://{self.host}:{self.port}"
 
     def _write_config(self) -> None:
+        anonymous = "" if "allow_anonymous" in self.extra_config else "allow_anonymous true\n"
         self.config_path.write_text(
             f"listener {self.port} {self.host}\n"
-            "allow_anonymous true\n"
+            f"{anonymous}"
+            f"{self.extra_config}\n"
             "persistence false\n"
             f"set_tcp_nodelay {'true' if self.tcp_nodelay else 'false'}\n"
             "max_inflight_messages 100\n"
@@ -117,7 +124,8 @@ class Mosquitto:
             return ""
 
     def cleanup(self) -> None:
-        self.stop()
+        """Throw the broker away: nothing is persisted, so no need for a clean exit."""
+        self.kill()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Mosquitto:

@@ -661,6 +661,10 @@ class Simulator:
         self.client.disconnect()
         self.client.loop_stop()
 
+    def wait_connected(self, timeout_s: float = 10.0) -> bool:
+        """True once connected (again, after the broker came back) and re-announced."""
+        return self._connected.wait(timeout_s)
+
     def __enter__(self) -> Simulator:
         return self.start()
 

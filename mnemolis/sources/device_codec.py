@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.devices import TYPE_ACTIONS, Device
 from mnemolis.sources import mqtt_templates as tpl
 
 #: Topic roles a device may have; every role not ending in "command" is subscribed.
@@ -552,12 +552,17 @@ def _encode_plain(device: Device, action: str, value: Any) -> list[Command]:
     return [_plain(device, "command", _word(device, word_key, default))]
 
 
+#: Action variants that count as their base action for `TYPE_ACTIONS` and `allow`.
+BASE_ACTIONS = {"return_to_base": "stop"}
+
 #: Features an action needs beyond the device type.
 NEEDS_FEATURE = {"set_brightness": "brightness", "set_color": "color"}
 
 
 def encode(device: Device, action: str, value: Any = None) -> list[Command]:
     """The messages that carry out ``action``; raises `Unsupported` when it can't be done."""
+    if BASE_ACTIONS.get(action, action) not in TYPE_ACTIONS.get(device.type, ()):
+        raise Unsupported("cannot")
     feature = NEEDS_FEATURE.get(action)
     if feature and device.type == "light" and feature not in device.features:
         raise Unsupported(f"no_{feature}")

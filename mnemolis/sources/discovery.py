@@ -403,6 +403,8 @@ class HomeAssistantParser:
             raise BadConfig("name must be text")
         if not entity:
             name = dev_name or words(object_id)
+        elif dev_name and dev_name.lower().endswith(entity.lower()):
+            name = dev_name  # "Kitchen Kettle" + "Kettle" is said "kitchen kettle"
         elif dev_name and not entity.lower().startswith(dev_name.lower()):
             name = f"{dev_name} {entity}"
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -51,8 +52,6 @@ SEVERITY = (
     Status.DONE,
     Status.OK,
 )
-#: Action variants checked against `allow` and `TYPE_ACTIONS` as their base action.
-BASE_ACTION = {"return_to_base": "stop"}
 COMPLAINT_EVERY_S = 60.0
 
 
@@ -116,6 +115,7 @@ class MqttSource:
         self._routes: dict[str, list[Route]] = {}
         self._route_devices: dict[str, Device] = {}
         self._routes_dirty = True
+        self._routes_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
         self._closed = False
@@ -220,12 +220,14 @@ class MqttSource:
                 self._refresh_scheduled = False
 
     def _route_table(self) -> tuple[dict[str, list[Route]], dict[str, Device]]:
-        if self._routes_dirty:
-            self._routes_dirty = False
-            devices = self.registry.devices()
-            self._route_devices = {d.id: d for d in devices}
-            self._routes = routes_for(devices)
-        return self._routes, self._route_devices
+        """Topic -> devices, rebuilt lazily after the registry changed (from either thread)."""
+        with self._routes_lock:
+            if self._routes_dirty:
+                self._routes_dirty = False
+                devices = self.registry.devices()
+                self._route_devices = {d.id: d for d in devices}
+                self._routes = routes_for(devices)
+            return self._routes, self._route_devices
 
     def _refresh_subscriptions(self) -> None:
         self._refresh_scheduled = False
@@ -245,6 +247,8 @@ class MqttSource:
     def _complain(self, key: str, message: str, *args: object) -> None:
         """Log a bad message, at most once a minute per topic, so a flood stays readable."""
         now = time.monotonic()
+        if len(self._complaints) > 1000:  # a flood of distinct bad topics must not grow memory
+            self._complaints.clear()
         if now - self._complaints.get(key, -COMPLAINT_EVERY_S) >= COMPLAINT_EVERY_S:
             self._complaints[key] = now
             log.warning(message, *args)
@@ -415,7 +419,7 @@ class MqttSource:
 
     @staticmethod
     def _base(action: str) -> str:
-        return BASE_ACTION.get(action, action)
+        return codec.BASE_ACTIONS.get(action, action)
 
     def _refine(self, device: Device, action: str, part: Part) -> str:
         """ "send the vacuum home" asks for its dock, not for a stop where it stands."""
