@@ -145,18 +145,10 @@ async def running_home(
             await asyncio.to_thread(simulator.stop)
 
 
-def discovery_settings(config: Config, broker: Mosquitto, **fields: Any) -> MqttSettings:
-    settings = settings_for(config, broker)
-    return dataclasses.replace(
-        settings, discovery=dataclasses.replace(settings.discovery, **fields)
-    )
-
-
 __all__ = [
     "Home",
     "Nowhere",
     "broker",
-    "discovery_settings",
     "part_for",
     "require_mosquitto",
     "running_home",

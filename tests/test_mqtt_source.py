@@ -49,6 +49,20 @@ def with_device(config: Config, name: str, **changes: Any) -> Config:
 
 YAML_COMMANDS = [
     (
+        "device.set_brightness",
+        {"device": "kitchen light", "text": "dim the kitchen light"},
+        "home/kitchen_light/set",
+        {"state": "ON", "brightness": 191},
+        "done: the kitchen light is on at 75 %",
+    ),
+    (
+        "device.set_temperature",
+        {"device": "thermostat", "text": "make the living room warmer"},
+        "home/thermostat/set",
+        {"temperature": 21},
+        "done: the thermostat is set to 21 °C, and it is 19.5 °C now",
+    ),
+    (
         "device.turn_on",
         {"device": "porch light"},
         "home/porch_light/set",
@@ -730,6 +744,24 @@ def test_malformed_configs_and_payloads_are_logged_and_ignored(
 
     with caplog.at_level(logging.WARNING, logger="mnemolis.sources"):
         asyncio.run(scenario())
+
+
+def test_a_device_without_a_state_topic_is_not_claimed_done(
+    config: Config, broker: Mosquitto
+) -> None:
+    blind = with_device(config, "coffee maker", topics={"command": "home/coffee_maker/set"})
+
+    async def scenario() -> None:
+        async with running_home(blind, broker) as home:
+            answer = await home.ask("device.turn_on", device="coffee maker")
+            assert (answer.status, answer.text) == (
+                Status.NOT_CONFIRMED,
+                "sent to the coffee maker; the coffee maker does not report its state, "
+                "so I can't confirm it",
+            )
+            assert [c.payload for c in home.sim().received()] == ['{"state": "ON"}']
+
+    asyncio.run(scenario())
 
 
 # ----------------------------------------------------------------------------------------- safety
