@@ -75,11 +75,13 @@ def settings_for(
         base,
         broker=dataclasses.replace(
             base.broker,
-            host=broker.host,
-            port=broker.port,
-            reconnect_min_s=0.1,
-            reconnect_max_s=0.5,
-            **broker_fields,
+            **{
+                "host": broker.host,
+                "port": broker.port,
+                "reconnect_min_s": 0.1,
+                "reconnect_max_s": 0.5,
+                **broker_fields,
+            },
         ),
         timeouts=Timeouts(confirm_s=confirm_s, answer_s=answer_s, stale_s=stale_s),
         discovery=dataclasses.replace(base.discovery, wait_s=3.0),

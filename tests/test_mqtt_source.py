@@ -598,6 +598,22 @@ def test_broker_down_from_the_start(config: Config) -> None:
     asyncio.run(scenario())
 
 
+def test_a_command_fails_at_once_when_the_broker_cannot_be_back_in_time(config: Config) -> None:
+    async def scenario() -> None:
+        settings = settings_for(config, Nowhere(), confirm_s=2.0, reconnect_min_s=30.0)
+        source = MqttSource(config, registry_from_config(config), settings)
+        await source.start()
+        await eventually(lambda: source.link.next_attempt_at is not None)
+        answer = await source.answer(
+            part_for(config, "device.turn_on", device="porch light"), Request()
+        )
+        assert answer.status == Status.ERROR and "connection refused" in answer.text
+        assert answer.ms < 500  # it did not sit out the 2 s deadline
+        await source.close()
+
+    asyncio.run(scenario())
+
+
 def test_refused_credentials_are_said_clearly(config: Config) -> None:
     with Mosquitto(extra_config="allow_anonymous false") as locked:
 

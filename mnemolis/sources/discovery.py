@@ -455,6 +455,9 @@ class HomeAssistantParser:
             self._light_features(config, device)
         if component == "climate" and isinstance(config.get("modes"), list):
             device.extra["modes"] = [str(m) for m in config["modes"] if _scalar(m)]
+        for key in ("min_temp", "max_temp"):
+            if component == "climate" and isinstance(config.get(key), int | float):
+                device.extra[key] = float(config[key])
         if "state" not in device.topics and not set(device.topics) & {
             "temperature_state",
             "mode_state",

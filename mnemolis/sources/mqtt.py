@@ -429,7 +429,9 @@ class MqttSource:
         return action
 
     def _value(self, device: Device, action: str, part: Part) -> tuple[Any, str | None]:
-        """The number or colour a command carries, from slots only (never raw text)."""
+        """The number or colour a command carries: from a slot, or for "brighter" /
+        "warmer" from the cached state plus a step; the text only picks the direction
+        from the word lists in YAML and never becomes part of a payload."""
         adjust = self.words.adjust
         state = self.cache.get(device.id)
         values = state.values if state is not None else {}
@@ -453,8 +455,9 @@ class MqttSource:
             return color, None
         if action == "set_temperature":
             raw = part.slots.get("temperature")
+            low, high = device.extra.get("min_temp", 5.0), device.extra.get("max_temp", 95.0)
             if isinstance(raw, int | float) and not isinstance(raw, bool):
-                return max(5.0, min(35.0, float(raw))), None
+                return max(float(low), min(float(high), float(raw))), None
             current = values.get("target_temperature")
             if isinstance(current, int | float):
                 if _contains(part.text, adjust.cooler):
@@ -493,11 +496,7 @@ class MqttSource:
         try:
             commands = codec.encode(device, action, value)
         except codec.Unsupported as exc:
-            status = (
-                Status.ERROR
-                if exc.reason.startswith("no_") and "command" in exc.reason
-                else Status.OUT_OF_SCOPE
-            )
+            status = Status.ERROR if exc.reason == "no_command_topic" else Status.OUT_OF_SCOPE
             return self._reply(self.words.say(exc.reason, device, action=phrase), status, data)
         data["commands"] = [{"topic": c.topic, "payload": c.payload} for c in commands]
         if not self._started or self._closed:
@@ -537,6 +536,10 @@ class MqttSource:
         seconds = codec.format_number(timeouts.confirm_s)
         broker = self.settings.broker.address
         prov = {"origin": device.origin, "qos": 1}
+        if self.link.down_until_after(send_deadline):
+            reason = self.link.last_error or "not connected"
+            text = self.words.say("broker_down", device, broker=broker, reason=reason)
+            return self._reply(text, Status.ERROR, data, **prov, broker=broker)
         watch = (
             self.cache.watch(device.id, codec.expectation(device, action, value), loop)
             if self._has_state(device)

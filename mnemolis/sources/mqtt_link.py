@@ -111,6 +111,7 @@ class MqttLink:
         self.last_error: str | None = None
         self.ever_connected = False
         self.connections = 0
+        self.next_attempt_at: float | None = None  # loop time of the next reconnect, when waiting
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: _Session | None = None
         self._generation = 0
@@ -149,6 +150,15 @@ class MqttLink:
         self._outbox.clear()
         self._inflight.clear()
 
+    def down_until_after(self, deadline: float) -> bool:
+        """True when the broker is away and the next try comes after ``deadline``:
+        a command need not wait for a connection that cannot come in time."""
+        return (
+            not self.connected
+            and self.next_attempt_at is not None
+            and self.next_attempt_at > deadline
+        )
+
     async def wait_connected(self, timeout_s: float) -> bool:
         if self.connected:
             return True
@@ -166,8 +176,11 @@ class MqttLink:
                 break
             if was_up:
                 delay = self.settings.reconnect_min_s
+            assert self._loop is not None
+            self.next_attempt_at = self._loop.time() + delay
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), delay)
+            self.next_attempt_at = None
             if not was_up:
                 delay = min(delay * 2, self.settings.reconnect_max_s)
 
