@@ -8,6 +8,7 @@ in the middle of a session and bring it back.
 
 from __future__ import annotations
 
+import getpass
 import shutil
 import socket
 import subprocess
@@ -66,6 +67,9 @@ class Mosquitto:
             f"{anonymous}"
             f"{self.extra_config}\n"
             "persistence false\n"
+            # stay the user we are: run as root, mosquitto would switch to "mosquitto"
+            # and could no longer read its own scratch directory
+            f"user {getpass.getuser()}\n"
             f"set_tcp_nodelay {'true' if self.tcp_nodelay else 'false'}\n"
             "max_inflight_messages 100\n"
             "max_queued_messages 100000\n",
