@@ -775,7 +775,8 @@ def test_a_device_without_a_state_topic_is_not_claimed_done(
                 "sent to the coffee maker; the coffee maker does not report its state, "
                 "so I can't confirm it",
             )
-            assert [c.payload for c in home.sim().received()] == ['{"state": "ON"}']
+            received = await asyncio.to_thread(home.sim().wait_for_commands, 1)
+            assert [c.payload for c in received] == ['{"state": "ON"}']
 
     asyncio.run(scenario())
 

@@ -634,6 +634,7 @@ class Simulator:
         self._changed = threading.Condition(self._lock)
         self._connected = threading.Event()
         self._pending: list[mqtt.MQTTMessageInfo] = []
+        self._subscribing: set[int] = set()
         self.client = mqtt.Client(
             callback_api_version=CallbackAPIVersion.VERSION2,
             client_id=client_id or f"mnemolis-simulator-{time.monotonic_ns() % 10**9}",
@@ -643,6 +644,7 @@ class Simulator:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *_a: self._connected.clear()
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_socket_open = lambda _c, _u, sock: no_delay(sock)
 
     # ------------------------------------------------------------------ life
@@ -676,10 +678,21 @@ class Simulator:
             log.warning("simulator: the broker refused us: %s", reason)
             return
         topics = [(t, 1) for t in sorted(self._routes)]
+        self._subscribing = set()
         for i in range(0, len(topics), 64):
-            client.subscribe(topics[i : i + 64])
+            _rc, mid = client.subscribe(topics[i : i + 64])
+            if mid is not None:
+                self._subscribing.add(mid)
         self._pending = self._publish_everything()  # a real device re-announces after a restart
-        self._connected.set()
+        if not self._subscribing:
+            self._connected.set()
+
+    def _on_subscribe(self, _c: mqtt.Client, _u: Any, mid: int, _codes: Any, _p: Any) -> None:
+        """Connected for real once the broker confirmed every subscription: a command
+        published before that would never reach the device."""
+        self._subscribing.discard(mid)
+        if not self._subscribing:
+            self._connected.set()
 
     def _publish_everything(self) -> list[mqtt.MQTTMessageInfo]:
         infos = []
