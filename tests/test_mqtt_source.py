@@ -464,6 +464,20 @@ def test_commands_to_discovered_devices(
     asyncio.run(scenario())
 
 
+def test_the_demo_home_announced_by_discovery_merges_with_its_yaml(
+    config: Config, broker: Mosquitto
+) -> None:
+    async def scenario() -> None:
+        async with running_home(config, broker, announce="homeassistant") as home:
+            assert home.source.known.discovered_count() == len(config.devices)
+            names = sorted(d.name for d in home.registry.devices())
+            assert names == sorted(d.name for d in config.devices)  # the YAML wins, no twins
+            assert {d.origin for d in home.registry.devices()} == {"yaml"}
+            assert (await home.ask("device.turn_on", device="porch light")).status == Status.DONE
+
+    asyncio.run(scenario())
+
+
 def test_removed_config_removes_the_device(config: Config, broker: Mosquitto) -> None:
     empty = without_yaml_devices(config)
 
