@@ -96,6 +96,7 @@ class DeviceRegistry:
     def __init__(self, devices: Iterable[Device] = (), rooms: Iterable[str] = ()) -> None:
         self._lock = threading.Lock()
         self._devices: dict[str, Device] = {}
+        self._names: dict[str, str] | None = None  # spoken name -> device id, rebuilt lazily
         self._rooms: dict[str, list[str]] = {}
         self._listeners: list[Callable[[DeviceRegistry], None]] = []
         for room in rooms:
@@ -112,13 +113,34 @@ class DeviceRegistry:
     def upsert(self, device: Device) -> None:
         with self._lock:
             self._devices[device.id] = device
+            self._names = None
         self._notify()
 
     def remove(self, device_id: str) -> None:
         with self._lock:
             removed = self._devices.pop(device_id, None)
+            self._names = None
         if removed is not None:
             self._notify()
+
+    def update(self, upserts: Iterable[Device] = (), removals: Iterable[str] = ()) -> bool:
+        """Apply many changes, then tell listeners once.
+
+        Discovery announces hundreds of devices in one burst; recompiling the
+        name index after each of them would cost seconds.
+        """
+        changed = False
+        with self._lock:
+            for device_id in removals:
+                changed = self._devices.pop(device_id, None) is not None or changed
+            for device in upserts:
+                changed = changed or self._devices.get(device.id) != device
+                self._devices[device.id] = device
+            if changed:
+                self._names = None
+        if changed:
+            self._notify()
+        return changed
 
     def devices(self) -> list[Device]:
         with self._lock:
@@ -131,10 +153,14 @@ class DeviceRegistry:
     def by_name(self, name: str) -> Device | None:
         key = " ".join(name.lower().split())
         with self._lock:
-            for device in self._devices.values():
-                if key in device.names:
-                    return device
-        return None
+            if self._names is None:
+                names: dict[str, str] = {}
+                for device in self._devices.values():
+                    for form in device.names:
+                        names.setdefault(form, device.id)
+                self._names = names
+            device_id = self._names.get(key)
+            return self._devices.get(device_id) if device_id is not None else None
 
     def rooms(self) -> dict[str, list[str]]:
         """Room name to its aliases, including every room a device is in."""

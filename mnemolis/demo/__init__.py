@@ -1,1 +1,1 @@
-"""The embedded default home: a demo broker, simulated devices and a demo encyclopedia."""
+"""The embedded default home: a local broker, simulated devices and a demo encyclopedia."""

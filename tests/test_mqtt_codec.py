@@ -1,0 +1,327 @@
+"""The wire format of commands and states, per device style (pure, no broker)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mnemolis.devices import Device
+from mnemolis.sources import device_codec as codec
+from mnemolis.sources import mqtt_templates as tpl
+from mnemolis.sources.device_codec import Color
+
+BLUE = Color("blue", (0, 0, 255))
+WARM = Color("warm white", (255, 197, 143), 370)
+
+
+def dev(kind: str, schema: str = "json", **fields: Any) -> Device:
+    topics = fields.pop("topics", {"state": "t/state", "command": "t/set"})
+    return Device(name="thing", type=kind, schema=schema, topics=topics, **fields)
+
+
+DEVICES: dict[str, Device] = {
+    "json light": dev("light", features=["brightness", "color"]),
+    "plain light": dev(
+        "light",
+        "default",
+        features=["brightness", "color"],
+        topics={
+            "state": "t/state",
+            "command": "t/set",
+            "brightness_command": "t/bri/set",
+            "rgb_command": "t/rgb/set",
+        },
+        payloads={"on": "1", "off": "0"},
+    ),
+    "xy light": dev(
+        "light",
+        features=["brightness", "color", "color_temp"],
+        payloads={"brightness_scale": 254},
+        extra={"color_modes": ["xy", "color_temp"]},
+    ),
+    "hs light": dev(
+        "light",
+        "default",
+        features=["color"],
+        topics={"command": "t/set", "hs_command": "t/hs/set"},
+    ),
+    "onoff light": dev("light"),
+    "json switch": dev("switch"),
+    "plain fan": dev("fan", "default"),
+    "plain lock": dev("lock", "default"),
+    "template lock": dev(
+        "lock", "default", extra={"command_templates": {"command": '{"state": "{{ value }}"}'}}
+    ),
+    "z2m lock": dev("lock", payloads={"lock": "LOCK", "unlock": "UNLOCK"}),
+    "plain cover": dev("cover", "default"),
+    "json cover": dev("cover", payloads={"stop": None}),
+    "plain climate": dev(
+        "climate",
+        "default",
+        topics={"temperature_command": "t/temp/set", "mode_command": "t/mode/set"},
+        extra={"modes": ["off", "cool"]},
+    ),
+    "power climate": dev("climate", "default", topics={"power_command": "t/power"}),
+    "z2m climate": dev(
+        "climate",
+        payloads={
+            "keys": {"target_temperature": "occupied_heating_setpoint", "mode": "system_mode"}
+        },
+    ),
+    "plain vacuum": dev("vacuum", "default"),
+    "json vacuum": dev("vacuum"),
+    "sensor": dev("sensor", topics={"state": "t/state"}, device_class="temperature"),
+}
+
+ENCODE = [
+    ("json light", "turn_on", None, [("t/set", '{"state": "ON"}')]),
+    ("json light", "turn_off", None, [("t/set", '{"state": "OFF"}')]),
+    ("json light", "set_brightness", 40.0, [("t/set", '{"state": "ON", "brightness": 102}')]),
+    ("json light", "set_brightness", 0.0, [("t/set", '{"state": "OFF"}')]),
+    (
+        "json light",
+        "set_color",
+        BLUE,
+        [("t/set", '{"state": "ON", "color": {"r": 0, "g": 0, "b": 255}}')],
+    ),
+    ("plain light", "turn_on", None, [("t/set", "1")]),
+    ("plain light", "turn_off", None, [("t/set", "0")]),
+    ("plain light", "set_brightness", 50.0, [("t/bri/set", "128")]),
+    ("plain light", "set_color", BLUE, [("t/rgb/set", "0,0,255")]),
+    ("xy light", "set_brightness", 100.0, [("t/set", '{"state": "ON", "brightness": 254}')]),
+    (
+        "xy light",
+        "set_color",
+        BLUE,
+        [("t/set", '{"state": "ON", "color": {"x": 0.15, "y": 0.06}}')],
+    ),
+    ("xy light", "set_color", WARM, [("t/set", '{"state": "ON", "color_temp": 370}')]),
+    ("hs light", "set_color", BLUE, [("t/hs/set", "240.0,100.0")]),
+    ("json switch", "start", None, [("t/set", '{"state": "ON"}')]),
+    ("json switch", "stop", None, [("t/set", '{"state": "OFF"}')]),
+    ("plain fan", "turn_on", None, [("t/set", "ON")]),
+    ("plain lock", "lock", None, [("t/set", "LOCK")]),
+    ("plain lock", "unlock", None, [("t/set", "UNLOCK")]),
+    ("template lock", "unlock", None, [("t/set", '{"state": "UNLOCK"}')]),
+    ("z2m lock", "lock", None, [("t/set", '{"state": "LOCK"}')]),
+    ("plain cover", "open", None, [("t/set", "OPEN")]),
+    ("plain cover", "close", None, [("t/set", "CLOSE")]),
+    ("plain cover", "stop", None, [("t/set", "STOP")]),
+    ("json cover", "open", None, [("t/set", '{"state": "OPEN"}')]),
+    ("plain climate", "set_temperature", 21.5, [("t/temp/set", "21.5")]),
+    ("plain climate", "turn_on", None, [("t/mode/set", "cool")]),
+    ("plain climate", "turn_off", None, [("t/mode/set", "off")]),
+    ("power climate", "turn_on", None, [("t/power", "ON")]),
+    ("z2m climate", "set_temperature", 21.0, [("t/set", '{"occupied_heating_setpoint": 21}')]),
+    ("z2m climate", "turn_on", None, [("t/set", '{"system_mode": "heat"}')]),
+    ("plain vacuum", "start", None, [("t/set", "start")]),
+    ("plain vacuum", "stop", None, [("t/set", "stop")]),
+    ("plain vacuum", "return_to_base", None, [("t/set", "return_to_base")]),
+    ("json vacuum", "start", None, [("t/set", '{"command": "start"}')]),
+]
+
+
+@pytest.mark.parametrize(("name", "action", "value", "expected"), ENCODE)
+def test_encode(name: str, action: str, value: Any, expected: list[tuple[str, str]]) -> None:
+    commands = codec.encode(DEVICES[name], action, value)
+    assert [(c.topic, c.payload) for c in commands] == expected
+    for command in commands:
+        if command.payload.startswith("{"):
+            json.loads(command.payload)
+
+
+@pytest.mark.parametrize(
+    ("name", "action", "value", "reason"),
+    [
+        ("onoff light", "set_brightness", 50.0, "no_brightness"),
+        ("onoff light", "set_color", BLUE, "no_color"),
+        ("json cover", "stop", None, "no_stop"),
+        ("power climate", "set_temperature", 20.0, "no_temperature_command"),
+        ("json light", "lock", None, "cannot"),
+        ("sensor", "turn_on", None, "cannot"),
+        ("json vacuum", "open", None, "cannot"),
+    ],
+)
+def test_encode_refuses(name: str, action: str, value: Any, reason: str) -> None:
+    with pytest.raises(codec.Unsupported) as caught:
+        codec.encode(DEVICES[name], action, value)
+    assert caught.value.reason == reason
+
+
+def test_encode_without_a_command_topic() -> None:
+    device = dev("switch", "default", topics={"state": "t/state"})
+    with pytest.raises(codec.Unsupported) as caught:
+        codec.encode(device, "turn_on")
+    assert caught.value.reason == "no_command_topic"
+
+
+DECODE = [
+    (
+        "json light",
+        "state",
+        b'{"state": "ON", "brightness": 127}',
+        {"state": "on", "brightness": 50},
+    ),
+    ("json light", "state", b'{"state": "off"}', {"state": "off"}),
+    ("plain light", "state", b"1", {"state": "on"}),
+    ("plain light", "state", b"0", {"state": "off"}),
+    ("plain light", "brightness_state", b"255", {"brightness": 100}),
+    ("plain light", "rgb_state", b"0,0,255", {"color": {"r": 0, "g": 0, "b": 255}}),
+    ("z2m lock", "state", b'{"state": "LOCK", "lock_state": "locked"}', {"state": "locked"}),
+    ("z2m lock", "state", b'{"state": "UNLOCK"}', {"state": "unlocked"}),
+    ("plain lock", "state", b"JAMMED", {"state": "jammed"}),
+    ("json cover", "state", b'{"position": 30}', {"position": 30, "state": "open"}),
+    (
+        "json cover",
+        "state",
+        b'{"state": "CLOSE", "position": 0}',
+        {"state": "closed", "position": 0},
+    ),
+    ("plain cover", "position_state", b"40", {"position": 40}),
+    (
+        "json vacuum",
+        "state",
+        b'{"state": "docked", "battery": 90}',
+        {"state": "docked"},
+    ),
+    ("plain vacuum", "state", b'{"state": "cleaning"}', {"state": "cleaning"}),
+    (
+        "z2m climate",
+        "state",
+        b'{"system_mode": "off", "occupied_heating_setpoint": 21, "current_temperature": 19.5}',
+        {"mode": "off", "state": "off", "target_temperature": 21.0, "current_temperature": 19.5},
+    ),
+    ("plain climate", "mode_state", b"heat", {"mode": "heat", "state": "on"}),
+    ("plain climate", "temperature_state", b"21.5", {"target_temperature": 21.5}),
+    ("sensor", "state", b'{"temperature": 22}', {"value": 22.0}),
+    ("sensor", "state", b"22.5", {"value": 22.5}),
+]
+
+
+@pytest.mark.parametrize(("name", "role", "payload", "expected"), DECODE)
+def test_decode(name: str, role: str, payload: bytes, expected: dict[str, Any]) -> None:
+    assert codec.decode(DEVICES[name], role, payload).values == expected
+
+
+def test_decode_with_value_template_and_device_timestamp() -> None:
+    sensor = dev("sensor", "default", extra={"value_templates": {"state": ["env", "t"]}})
+    assert codec.decode(sensor, "state", b'{"env": {"t": "21.5"}}').values == {"value": 21.5}
+    pir = dev("binary_sensor", payloads={"keys": {"state": "occupancy"}, "state_on": True})
+    reading = codec.decode(
+        pir, "state", b'{"occupancy": true, "last_seen": "2024-05-01T10:00:00Z"}'
+    )
+    assert reading.values == {"state": "on"}
+    assert reading.at == 1714557600.0
+
+
+MALFORMED = [
+    ("json light", "state", b"not json"),
+    ("json light", "state", b"[1, 2]"),
+    ("json light", "state", b'{"foo": 1}'),
+    ("json light", "state", b"\xff\xfe"),
+    ("plain light", "brightness_state", b"abc"),
+    ("plain light", "brightness_state", b"NaN"),
+    ("plain lock", "state", b"SOMETHING"),
+]
+
+
+@pytest.mark.parametrize(("name", "role", "payload"), MALFORMED)
+def test_decode_malformed_raises_value_error(name: str, role: str, payload: bytes) -> None:
+    with pytest.raises(ValueError):
+        codec.decode(DEVICES[name], role, payload)
+
+
+@pytest.mark.parametrize(
+    ("spec", "payload", "expected"),
+    [
+        ({"topic": "a"}, b"online", True),
+        ({"topic": "a"}, b'{"state": "offline"}', False),
+        ({"topic": "a", "available": "up", "not_available": "down"}, b"down", False),
+        ({"topic": "a", "available": "up", "path": ["status"]}, b'{"status": "up"}', True),
+        ({"topic": "a"}, b"maybe", None),
+    ],
+)
+def test_decode_availability(spec: dict[str, Any], payload: bytes, expected: bool | None) -> None:
+    if expected is None:
+        with pytest.raises(ValueError):
+            codec.decode_availability(spec, payload)
+    else:
+        assert codec.decode_availability(spec, payload) is expected
+
+
+EXPECT = [
+    ("json light", "turn_on", None, {"state": "on"}, True),
+    ("json light", "turn_on", None, {"state": "off"}, False),
+    ("json light", "set_brightness", 40.0, {"state": "on", "brightness": 40}, True),
+    ("json light", "set_brightness", 40.0, {"state": "on", "brightness": 80}, False),
+    ("z2m lock", "unlock", None, {"state": "unlocked"}, True),
+    ("z2m lock", "unlock", None, {"state": "locked"}, False),
+    ("json cover", "open", None, {"state": "opening"}, True),
+    ("json cover", "close", None, {"position": 0}, True),
+    ("json cover", "stop", None, {"state": "stopped"}, True),
+    ("json cover", "stop", None, {"state": "closing"}, False),
+    ("z2m climate", "set_temperature", 21.0, {"target_temperature": 21.0}, True),
+    ("z2m climate", "set_temperature", 21.0, {"target_temperature": 20.0}, False),
+    ("z2m climate", "turn_off", None, {"mode": "off"}, True),
+    ("json vacuum", "return_to_base", None, {"state": "returning"}, True),
+    ("json vacuum", "stop", None, {"state": "cleaning"}, False),
+]
+
+
+@pytest.mark.parametrize(("name", "action", "value", "values", "expected"), EXPECT)
+def test_expectation(
+    name: str, action: str, value: Any, values: dict[str, Any], expected: bool
+) -> None:
+    assert codec.expectation(DEVICES[name], action, value)(values) is expected
+
+
+MATCHES = [
+    ("json light", {"state": "on"}, "on", True),
+    ("json light", {"state": "on"}, "off", False),
+    ("json light", {"state": "on"}, "locked", None),
+    ("z2m lock", {"state": "unlocked"}, "locked", False),
+    ("z2m lock", {"state": "jammed"}, "locked", None),
+    ("json cover", {"state": "closed"}, "open", False),
+    ("json cover", {"position": 20}, "open", True),
+    ("z2m climate", {"mode": "heat"}, "on", True),
+    ("json vacuum", {"state": "docked"}, "on", False),
+    ("json light", {}, "on", None),
+]
+
+
+@pytest.mark.parametrize(("name", "values", "wanted", "expected"), MATCHES)
+def test_state_matches(
+    name: str, values: dict[str, Any], wanted: str, expected: bool | None
+) -> None:
+    assert codec.state_matches(DEVICES[name], values, wanted) is expected
+
+
+@pytest.mark.parametrize(
+    ("template", "path"),
+    [
+        ("{{ value }}", ()),
+        ("{{value_json.temperature}}", ("temperature",)),
+        ("{{ value_json['ENERGY']['Power'] | float }}", ("ENERGY", "Power")),
+        ('{{ value_json["a"].b[0] }}', ("a", "b", 0)),
+    ],
+)
+def test_value_templates(template: str, path: tuple[Any, ...]) -> None:
+    assert tpl.parse_value_template(template) == path
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{% if value %}1{% endif %}", "{{ value_json.a + 1 }}", "{{ states('sensor.x') }}", "plain"],
+)
+def test_unsupported_value_templates(template: str) -> None:
+    with pytest.raises(tpl.UnsupportedTemplate):
+        tpl.parse_value_template(template)
+
+
+def test_command_templates_only_substitute_value() -> None:
+    template = tpl.check_command_template('{"state": "{{ value }}"}')
+    assert tpl.render_command(template, "LOCK") == '{"state": "LOCK"}'
+    with pytest.raises(tpl.UnsupportedTemplate):
+        tpl.check_command_template("{{ red }},{{ green }}")

@@ -1,0 +1,594 @@
+"""Home Assistant discovery and zigbee2mqtt bridge/devices -> Devices (pure, no broker)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mnemolis.sources.discovery import HomeAssistantParser, Zigbee2MqttParser, check_topic
+
+ROOMS = ("kitchen", "study", "porch", "living room")
+SENSORS = ("temperature", "humidity", "pressure")
+BINARIES = {"occupancy": "motion", "contact": "door"}
+
+
+def ha() -> HomeAssistantParser:
+    return HomeAssistantParser("homeassistant", 256, lambda: ROOMS)
+
+
+def z2m() -> Zigbee2MqttParser:
+    return Zigbee2MqttParser("zigbee2mqtt", 256, lambda: ROOMS, SENSORS, BINARIES)
+
+
+def parse(topic: str, config: Any) -> Any:
+    payload = config if isinstance(config, bytes) else json.dumps(config).encode()
+    return ha().parse(topic, payload)
+
+
+# ------------------------------------------------------------------------ one table per component
+
+HA_CASES = [
+    pytest.param(
+        "homeassistant/light/study/desk_lamp/config",
+        {
+            "~": "study/desk_lamp",
+            "name": "Desk Lamp",
+            "uniq_id": "desk_lamp_01",
+            "stat_t": "~/state",
+            "cmd_t": "~/set",
+            "bri_stat_t": "~/brightness",
+            "bri_cmd_t": "~/brightness/set",
+            "rgb_stat_t": "~/rgb",
+            "rgb_cmd_t": "~/rgb/set",
+            "pl_on": "1",
+            "pl_off": "0",
+            "dev": {"ids": ["lamp01"], "sa": "Study"},
+        },
+        {
+            "name": "desk lamp",
+            "type": "light",
+            "room": "study",
+            "id": "ha_desk_lamp_01",
+            "schema": "default",
+            "features": ["brightness", "color"],
+            "topics": {
+                "state": "study/desk_lamp/state",
+                "command": "study/desk_lamp/set",
+                "brightness_state": "study/desk_lamp/brightness",
+                "brightness_command": "study/desk_lamp/brightness/set",
+                "rgb_state": "study/desk_lamp/rgb",
+                "rgb_command": "study/desk_lamp/rgb/set",
+            },
+            "payloads": {"on": "1", "off": "0"},
+        },
+        id="light-default-node-id-tilde",
+    ),
+    pytest.param(
+        "homeassistant/light/attic_bulb/config",
+        {
+            "schema": "json",
+            "name": "Attic Bulb",
+            "stat_t": "attic/bulb",
+            "cmd_t": "attic/bulb/set",
+            "sup_clrm": ["xy", "color_temp"],
+            "bri_scl": 100,
+        },
+        {
+            "name": "attic bulb",
+            "type": "light",
+            "schema": "json",
+            "id": "ha_light_attic_bulb",
+            "features": ["brightness", "color", "color_temp"],
+            "payloads": {"brightness_scale": 100},
+            "extra": {"color_modes": ["xy", "color_temp"]},
+        },
+        id="light-json",
+    ),
+    pytest.param(
+        "homeassistant/switch/kettle/config",
+        {
+            "name": "Kettle",
+            "cmd_t": "kitchen/kettle/set",
+            "stat_t": "kitchen/kettle",
+            "pl_on": "on",
+            "pl_off": "off",
+            "dev": {"name": "Kitchen Kettle"},
+        },
+        {
+            "name": "kitchen kettle",
+            "type": "switch",
+            "room": "kitchen",
+            "payloads": {"on": "on", "off": "off", "state_on": "on", "state_off": "off"},
+        },
+        id="switch-device-name-prefix-room-from-name",
+    ),
+    pytest.param(
+        "homeassistant/lock/shed/config",
+        {
+            "name": "Shed Lock",
+            "stat_t": "shed/lock",
+            "cmd_t": "shed/lock/set",
+            "val_tpl": "{{ value_json.state }}",
+            "cmd_tpl": '{"state": "{{ value }}"}',
+            "pl_lock": "LOCK",
+            "stat_locked": "LOCKED",
+            "stat_jam": "JAMMED",
+        },
+        {
+            "name": "shed lock",
+            "type": "lock",
+            "payloads": {"lock": "LOCK", "state_locked": "LOCKED", "state_jammed": "JAMMED"},
+            "extra": {
+                "value_templates": {"state": ["state"]},
+                "command_templates": {"command": '{"state": "{{ value }}"}'},
+            },
+        },
+        id="lock-templates",
+    ),
+    pytest.param(
+        "homeassistant/cover/garage/config",
+        {
+            "name": "Garage",
+            "dev_cla": "garage",
+            "cmd_t": "garage/door/set",
+            "stat_t": "garage/door",
+            "pos_t": "garage/door/position",
+            "set_pos_t": "garage/door/position/set",
+            "set_pos_tpl": "{{ position }}",
+            "pl_stop": None,
+            "stat_clsd": "shut",
+        },
+        {
+            "name": "garage",
+            "type": "cover",
+            "device_class": "garage",
+            "topics": {
+                "command": "garage/door/set",
+                "state": "garage/door",
+                "position_state": "garage/door/position",
+            },
+            "payloads": {"stop": None, "state_closed": "shut"},
+            "extra": {"dropped": ["position_command"]},
+        },
+        id="cover-garage-unsupported-position-template-dropped",
+    ),
+    pytest.param(
+        "homeassistant/climate/hall_trv/config",
+        {
+            "name": "Hall Radiator",
+            "temp_cmd_t": "hall/trv/target/set",
+            "temp_stat_t": "hall/trv/target",
+            "curr_temp_t": "hall/trv/temperature",
+            "mode_cmd_t": "hall/trv/mode/set",
+            "mode_stat_t": "hall/trv/mode",
+            "modes": ["off", "heat"],
+            "temp_unit": "C",
+        },
+        {
+            "name": "hall radiator",
+            "type": "climate",
+            "unit": "°C",
+            "topics": {
+                "temperature_command": "hall/trv/target/set",
+                "temperature_state": "hall/trv/target",
+                "current_temperature": "hall/trv/temperature",
+                "mode_command": "hall/trv/mode/set",
+                "mode_state": "hall/trv/mode",
+            },
+            "extra": {"modes": ["off", "heat"]},
+        },
+        id="climate",
+    ),
+    pytest.param(
+        "homeassistant/fan/bathroom_fan/config",
+        {"name": "Bathroom Fan", "cmd_t": "bath/fan/set", "stat_t": "bath/fan", "pct_cmd_t": "x/p"},
+        {
+            "name": "bathroom fan",
+            "type": "fan",
+            "topics": {"command": "bath/fan/set", "state": "bath/fan"},
+        },
+        id="fan",
+    ),
+    pytest.param(
+        "homeassistant/vacuum/robo/config",
+        {
+            "schema": "state",
+            "name": "Robo",
+            "stat_t": "robo/state",
+            "cmd_t": "robo/command",
+            "pl_strt": "go",
+            "pl_ret": "dock",
+            "sup_feat": ["start", "stop", "return_home"],
+        },
+        {"name": "robo", "type": "vacuum", "payloads": {"start": "go", "return_to_base": "dock"}},
+        id="vacuum-state-schema",
+    ),
+    pytest.param(
+        "homeassistant/sensor/cellar_env/temperature/config",
+        {
+            "name": "Cellar Temperature",
+            "stat_t": "cellar/env",
+            "val_tpl": "{{ value_json.temperature | float }}",
+            "unit_of_meas": "°C",
+            "dev_cla": "temperature",
+        },
+        {
+            "name": "cellar temperature",
+            "type": "sensor",
+            "unit": "°C",
+            "device_class": "temperature",
+            "extra": {"value_templates": {"state": ["temperature"]}},
+        },
+        id="sensor-value-template",
+    ),
+    pytest.param(
+        "homeassistant/binary_sensor/porch_motion/config",
+        {
+            "name": "Porch Motion",
+            "stat_t": "porch/motion",
+            "pl_on": "detected",
+            "pl_off": "clear",
+            "dev_cla": "motion",
+            "avty": [{"t": "porch/status", "pl_avail": "up", "pl_not_avail": "down"}],
+            "avty_mode": "any",
+        },
+        {
+            "name": "porch motion",
+            "type": "binary_sensor",
+            "room": "porch",
+            "payloads": {"state_on": "detected", "state_off": "clear"},
+            "topics": {"state": "porch/motion", "availability": "porch/status"},
+            "extra": {
+                "availability": [
+                    {"topic": "porch/status", "available": "up", "not_available": "down"}
+                ],
+                "availability_mode": "any",
+            },
+        },
+        id="binary-sensor-availability-list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("topic", "config", "expected"), HA_CASES)
+def test_homeassistant_component(
+    topic: str, config: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    found = parse(topic, config)
+    assert found.problems == []
+    assert len(found.devices) == 1
+    device = found.devices[0]
+    assert device.origin == "homeassistant"
+    for field, value in expected.items():
+        actual = getattr(device, field)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                assert actual.get(key) == item, (field, key)
+        else:
+            assert actual == value, field
+
+
+def test_device_based_discovery_shares_options_and_skips_removed_components() -> None:
+    config = {
+        "dev": {"ids": "multi01", "name": "Study Sensor", "sa": "Study"},
+        "o": {"name": "firmware"},
+        "stat_t": "study/sensor",
+        "cmps": {
+            "temp": {
+                "p": "sensor",
+                "name": "Temperature",
+                "dev_cla": "temperature",
+                "unit_of_meas": "°C",
+                "val_tpl": "{{ value_json.temperature }}",
+                "uniq_id": "multi01_t",
+            },
+            "hum": {
+                "p": "sensor",
+                "name": "Humidity",
+                "dev_cla": "humidity",
+                "unit_of_meas": "%",
+                "val_tpl": "{{ value_json['humidity'] }}",
+                "uniq_id": "multi01_h",
+            },
+            "reboot": {"p": "button", "cmd_t": "study/sensor/reboot"},
+            "old": {"p": "sensor"},
+        },
+    }
+    found = parse("homeassistant/device/multi01/config", config)
+    assert found.problems == []
+    by_name = {d.name: d for d in found.devices}
+    assert set(by_name) == {"study sensor temperature", "study sensor humidity"}
+    humidity = by_name["study sensor humidity"]
+    assert humidity.topics["state"] == "study/sensor"
+    assert humidity.room == "study"
+    assert humidity.extra["value_templates"] == {"state": ["humidity"]}
+    assert humidity.id == "ha_multi01_h"
+
+
+def test_empty_payload_removes_and_has_no_problem() -> None:
+    found = ha().parse("homeassistant/light/attic_bulb/config", b"")
+    assert found.devices == [] and found.problems == []
+
+
+def test_unnamed_entity_takes_the_device_name_and_unknown_components_are_ignored() -> None:
+    named = parse(
+        "homeassistant/switch/x1/config",
+        {"name": None, "cmd_t": "x1/set", "dev": {"name": "Porch Heater"}},
+    )
+    assert [d.name for d in named.devices] == ["porch heater"]
+    assert named.devices[0].room == "porch"
+    button = parse("homeassistant/button/x2/config", {"name": "Reboot", "cmd_t": "x2/set"})
+    assert button.devices == [] and button.problems == []
+
+
+MALFORMED = [
+    pytest.param("homeassistant/switch/a/config", b'{"name":', "not JSON", id="truncated"),
+    pytest.param("homeassistant/switch/a/config", b"\xff\xfe", "not JSON", id="not-utf8"),
+    pytest.param("homeassistant/switch/a/config", [1, 2], "JSON object", id="a-list"),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a/+/set"}, "wildcard", id="plus"
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": "a", "stat_t": "a/#"}, "wildcard", id="hash"
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a" * 300}, "longer than", id="long"
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config",
+        {"name": "a", "cmd_t": "$SYS/x"},
+        "reserved",
+        id="sys-topic",
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a\u0001b"}, "control", id="control"
+    ),
+    pytest.param(
+        "homeassistant/sensor/a/config",
+        {"name": "a", "stat_t": "a", "val_tpl": "{% if value == 'on' %}1{% endif %}"},
+        "unsupported value template",
+        id="jinja-logic",
+    ),
+    pytest.param(
+        "homeassistant/light/a/config",
+        {"schema": "template", "name": "a", "cmd_t": "a/set"},
+        "not supported",
+        id="template-light",
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": 5, "cmd_t": "a"}, "name must be text", id="name"
+    ),
+    pytest.param("homeassistant/switch/a/config", {"name": "a"}, "neither", id="no-topics"),
+    pytest.param(
+        "homeassistant/switch/a/config",
+        {"name": "a", "cmd_t": "a", "avty": "a/status"},
+        "availability must be a list",
+        id="availability",
+    ),
+    pytest.param(
+        "homeassistant/switch/a/config",
+        {"name": "a", "cmd_t": "a", "pl_on": {"x": 1}},
+        "plain value",
+        id="payload-object",
+    ),
+    pytest.param(
+        "homeassistant/device/d/config", {"dev": {"name": "d"}}, "components", id="no-cmps"
+    ),
+    pytest.param("homeassistant/light/a.b/config", {"name": "a"}, "not a discovery", id="bad-id"),
+]
+
+
+@pytest.mark.parametrize(("topic", "config", "problem"), MALFORMED)
+def test_malformed_config_gives_a_problem_not_a_device(
+    topic: str, config: Any, problem: str
+) -> None:
+    found = parse(topic, config)
+    assert found.devices == []
+    assert any(problem in p for p in found.problems), found.problems
+
+
+@pytest.mark.parametrize(
+    ("topic", "ok"),
+    [("home/light", True), ("a" * 256, True), ("a" * 257, False), ("", False), ("a/+", False)],
+)
+def test_check_topic_bounds(topic: str, ok: bool) -> None:
+    if ok:
+        assert check_topic(topic, 256) == topic
+    else:
+        with pytest.raises(ValueError):
+            check_topic(topic, 256)
+
+
+# ------------------------------------------------------------------------------------ zigbee2mqtt
+
+
+def binary(name: str, prop: str, on: Any = "ON", off: Any = "OFF") -> dict[str, Any]:
+    return {"type": "binary", "name": name, "property": prop, "value_on": on, "value_off": off}
+
+
+def numeric(name: str, **more: Any) -> dict[str, Any]:
+    return {"type": "numeric", "name": name, "property": name, **more}
+
+
+def entry(friendly: str, ieee: str, exposes: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    return {
+        "ieee_address": ieee,
+        "type": "Router",
+        "friendly_name": friendly,
+        "supported": True,
+        "disabled": False,
+        "definition": {"model": "M", "vendor": "V", "exposes": exposes},
+        **more,
+    }
+
+
+BRIDGE = [
+    {
+        "ieee_address": "0x00",
+        "type": "Coordinator",
+        "friendly_name": "Coordinator",
+        "definition": None,
+    },
+    entry(
+        "kitchen/ceiling light",
+        "0x01",
+        [
+            {
+                "type": "light",
+                "features": [
+                    binary("state", "state"),
+                    numeric("brightness", value_max=254),
+                    {"type": "composite", "name": "color_xy", "property": "color", "features": []},
+                    numeric("color_temp"),
+                ],
+            },
+            numeric("linkquality"),
+        ],
+    ),
+    entry("plug_tv", "0x02", [{"type": "switch", "features": [binary("state", "state")]}]),
+    entry(
+        "shed lock",
+        "0x03",
+        [
+            {
+                "type": "lock",
+                "features": [
+                    binary("state", "state", "LOCK", "UNLOCK"),
+                    {"type": "enum", "name": "lock_state", "property": "lock_state", "values": []},
+                ],
+            }
+        ],
+    ),
+    entry(
+        "study blind",
+        "0x04",
+        [
+            {
+                "type": "cover",
+                "features": [
+                    {
+                        "type": "enum",
+                        "name": "state",
+                        "property": "state",
+                        "values": ["OPEN", "CLOSE"],
+                    },
+                    numeric("position"),
+                ],
+            }
+        ],
+    ),
+    entry(
+        "hall trv",
+        "0x05",
+        [
+            {
+                "type": "climate",
+                "features": [
+                    numeric("current_heating_setpoint"),
+                    numeric("local_temperature"),
+                    {
+                        "type": "enum",
+                        "name": "system_mode",
+                        "property": "system_mode",
+                        "values": ["off", "heat"],
+                    },
+                ],
+            }
+        ],
+    ),
+    entry(
+        "porch climate",
+        "0x06",
+        [
+            numeric("temperature", unit="°C"),
+            numeric("humidity", unit="%"),
+            numeric("battery"),
+            numeric("linkquality"),
+        ],
+    ),
+    entry("porch pir", "0x07", [binary("occupancy", "occupancy", True, False), numeric("battery")]),
+    entry("back door contact", "0x08", [binary("contact", "contact", False, True)]),
+    entry(
+        "double switch",
+        "0x09",
+        [
+            {"type": "switch", "endpoint": "l1", "features": [binary("state", "state_l1")]},
+            {"type": "switch", "endpoint": "l2", "features": [binary("state", "state_l2")]},
+        ],
+    ),
+    {**entry("unsupported thing", "0x10", []), "definition": None},
+    entry(
+        "disabled lamp",
+        "0x11",
+        [{"type": "light", "features": [binary("state", "state")]}],
+        disabled=True,
+    ),
+    entry("bad+name", "0x12", [{"type": "switch", "features": [binary("state", "state")]}]),
+]
+
+
+def test_zigbee2mqtt_bridge_devices() -> None:
+    found = z2m().parse(json.dumps(BRIDGE).encode())
+    assert any("bad+name" in p and "wildcard" in p for p in found.problems)
+    by_name = {d.name: d for d in found.devices}
+    assert set(by_name) == {
+        "kitchen ceiling light",
+        "plug tv",
+        "shed lock",
+        "study blind",
+        "hall trv",
+        "porch climate temperature",
+        "porch climate humidity",
+        "porch pir",
+        "back door contact",
+        "double switch l1",
+        "double switch l2",
+    }
+    light = by_name["kitchen ceiling light"]
+    assert light.room == "kitchen" and light.type == "light" and light.schema == "json"
+    assert light.topics["state"] == "zigbee2mqtt/kitchen/ceiling light"
+    assert light.topics["command"] == "zigbee2mqtt/kitchen/ceiling light/set"
+    assert light.topics["availability"] == "zigbee2mqtt/kitchen/ceiling light/availability"
+    assert light.features == ["brightness", "color", "color_temp"]
+    assert light.payloads["brightness_scale"] == 254
+    assert light.extra["color_modes"] == ["xy", "color_temp"]
+    lock = by_name["shed lock"]
+    assert lock.payloads["lock"] == "LOCK" and lock.payloads["keys"]["lock_state"] == "lock_state"
+    blind = by_name["study blind"]
+    assert blind.payloads["stop"] is None and blind.payloads["keys"]["position"] == "position"
+    trv = by_name["hall trv"]
+    assert trv.payloads["keys"]["target_temperature"] == "current_heating_setpoint"
+    assert trv.payloads["keys"]["mode"] == "system_mode" and trv.extra["modes"] == ["off", "heat"]
+    temperature = by_name["porch climate temperature"]
+    assert temperature.type == "sensor" and temperature.unit == "°C" and temperature.room == "porch"
+    assert "command" not in temperature.topics
+    pir = by_name["porch pir"]
+    assert pir.type == "binary_sensor" and pir.device_class == "motion"
+    contact = by_name["back door contact"]
+    assert contact.payloads["state_on"] is False and contact.device_class == "door"
+    assert by_name["double switch l2"].payloads["keys"]["state"] == "state_l2"
+    assert len({d.id for d in found.devices}) == len(found.devices)
+
+
+@pytest.mark.parametrize(
+    ("payload", "problem"),
+    [(b"{", "not JSON"), (b'{"a": 1}', "JSON list"), (b"[1]", "not an object")],
+)
+def test_zigbee2mqtt_malformed_bridge(payload: bytes, problem: str) -> None:
+    found = z2m().parse(payload)
+    assert found.devices == []
+    assert any(problem in p for p in found.problems)
+
+
+def test_zigbee2mqtt_device_limit() -> None:
+    many = [
+        entry(
+            f"plug {i}", f"0x{i:04x}", [{"type": "switch", "features": [binary("state", "state")]}]
+        )
+        for i in range(30)
+    ]
+    found = z2m().parse(json.dumps(many).encode(), limit=10)
+    assert len(found.devices) == 10
+    assert any("more than 10" in p for p in found.problems)
