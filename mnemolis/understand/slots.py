@@ -270,36 +270,34 @@ class SlotExtractor:
     def _topic(
         self, a: Analysis, start: int, end: int, match: Match | None, out: SlotResult
     ) -> None:
+        """What is asked about: the words between the question frame and its tail.
+
+        Frames (the intent's own phrases, discourse framing, colloquial forms,
+        polite openers), stop words and filler are peeled off both edges only,
+        so a name keeps its inner words whole ("tell me about search and
+        rescue", "the history of rock and roll" -> "rock and roll").
+        """
         toks = a.tokens
         frame: set[int] = set()
         for cue in a.cues:
-            if (
-                cue.kind in ("framing", "colloquial", "opener")
-                and start <= cue.start
-                and cue.end <= end
-            ):
+            if cue.kind in ("framing", "colloquial", "opener") and start <= cue.start and cue.end <= end:
                 frame.update(range(cue.start, cue.end))
-        for m in a.matches:
-            if m.intent == "knowledge.lookup" and m.inside(start, end) and m.start <= start + 3:
-                frame.update(m.literal)
         if match is not None:
-            frame.update(match.literal)
+            for m in a.matches:
+                if m.intent == match.intent and m.inside(start, end):
+                    frame.update(m.literal)
 
-        def content(i: int) -> bool:
+        def edge(i: int) -> bool:
             t = toks[i]
-            return (
-                i not in frame
-                and not t.is_punct
-                and t.lower not in self.stop
-                and t.lower not in self.filler
-            )
+            return i in frame or t.is_punct or t.lower in self.stop or t.lower in self.filler
 
-        kept = [i for i in range(start, end) if content(i)]
-        if not kept:
+        first, last = start, end - 1
+        while first <= last and edge(first):
+            first += 1
+        while last >= first and edge(last):
+            last -= 1
+        if first > last:
             return
-        first = kept[0]
-        last = kept[-1]
-        # a frame word after the topic ends it ("mercury thing I keep hearing about")
         value = a.span_text(first, last + 1)
         out.fills["topic"] = SlotFill("topic", value, first, last + 1, "topic")
 
