@@ -139,9 +139,12 @@ class Router:
         slots = self.slots.extract(a, start, end, intent, best)
         topic = slots.fills.get("topic")
         all_topic = set(topic.tokens) if topic else set()
-        # a word another intent's phrase claims is not part of a topic
+        # a word another intent's phrase claims is not part of a topic, unless the
+        # topic is a known title
         topic_tokens = all_topic - claimed
         covered = evidence | (slots.covered - all_topic)
+        if topic is not None and topic.how == "title":
+            covered |= all_topic
         weight = sum(1.0 for i in part.content if i in covered)
         weight += sum(self.topic_weight for i in part.content if i in topic_tokens - covered)
         coverage = weight / len(part.content) if part.content else 0.0

@@ -299,7 +299,9 @@ class SlotExtractor:
         if first > last:
             return
         value = a.span_text(first, last + 1)
-        out.fills["topic"] = SlotFill("topic", value, first, last + 1, "topic")
+        # a title a source confirms ("fire and rain") is a topic beyond doubt
+        how = "title" if self.names.is_protected(" ".join(value.lower().split())) else "topic"
+        out.fills["topic"] = SlotFill("topic", value, first, last + 1, how)
 
 
 def _number(text: str) -> int | float | None:
