@@ -112,7 +112,9 @@ class SlotExtractor:
         exact = _longest([h for h in names if h.kind in ("device", "room")])
         devices = [h for h in exact if h.kind == "device"]
         rooms = [h for h in exact if h.kind == "room"]
-        literal = {i for m in a.matches if m.inside(start, end) for i in m.literal}
+        literal = {
+            i for m in a.matches if m.intent == intent.name and m.inside(start, end) for i in m.literal
+        }
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
             fuzzy = self.names.fuzzy(a.tokens, start, end, skip=literal)
@@ -142,7 +144,12 @@ class SlotExtractor:
                 bool(intent.device_types) and device is not None and device.type not in types
             )
             return
-        nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
+        # a noun inside a phrase is the phrase's word: "switch on" is no switch
+        nouns = [
+            h
+            for h in names
+            if h.kind == "noun" and h.start not in taken and h.start not in literal
+        ]
         nouns = _longest(nouns)
         candidates = []
         how = "room"
@@ -160,9 +167,12 @@ class SlotExtractor:
                 max(noun.end, span[1]),
             )
         elif room is not None:
-            candidates = self.names.devices_in_room(room.key)
+            # "vacuum the living room": every device of the kinds the intent acts on,
+            # narrowed to the room below
             if types:
-                candidates = [d for d in candidates if d.type in types]
+                candidates = [d for d in self.names.devices.values() if d.type in types]
+            else:
+                candidates = self.names.devices_in_room(room.key)
         elif intent.implies:
             # "dim a little", "make it warmer": the intent itself says what it acts on
             candidates = [d for d in self.names.devices.values() if d.type == intent.implies]
