@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test lint typecheck check bench demo clean
+.PHONY: venv test gate lint typecheck check bench demo clean
 
 $(BIN)/mnemolis: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,12 @@ test: venv
 	$(BIN)/mypy
 	$(BIN)/mnemolis check
 	$(BIN)/pytest
+	$(MAKE) gate
+
+# The regression gate: the project's own labelled sentences, with floors.
+gate: venv
+	$(BIN)/mnemolis eval tests/data/*.jsonl --no-timing --errors 5 \
+		--min-macro-f1 0.97 --min-intent-accuracy 0.97 --min-slot-accuracy 0.95 --min-exact 0.97
 
 lint: venv
 	$(BIN)/ruff check mnemolis tests bench
@@ -30,6 +36,9 @@ check: venv
 
 bench: venv
 	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/mqtt.py
+	$(BIN)/python bench/kiwix.py
+	$(BIN)/python bench/weather.py
 
 demo: venv
 	$(BIN)/mnemolis demo

@@ -144,12 +144,7 @@ class SlotExtractor:
                 bool(intent.device_types) and device is not None and device.type not in types
             )
             return
-        # a noun inside a phrase is the phrase's word: "switch on" is no switch
-        nouns = [
-            h
-            for h in names
-            if h.kind == "noun" and h.start not in taken and h.start not in literal
-        ]
+        nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
         nouns = _longest(nouns)
         candidates = []
         how = "room"
