@@ -105,6 +105,8 @@ class Language:
     contractions: dict[str, str] = field(default_factory=dict)
     numbers: dict[str, int] = field(default_factory=dict)
     multipliers: dict[str, int] = field(default_factory=dict)
+    ordinals: dict[str, int] = field(default_factory=dict)
+    months: list[str] = field(default_factory=list)
     conjunctions: list[str] = field(default_factory=list)
     strong_conjunctions: list[str] = field(default_factory=list)
     no_split: list[str] = field(default_factory=list)
@@ -268,6 +270,7 @@ _LANGUAGE_LISTS = {
     "fixed_pairs": "fixed_pairs",
     "colloquial_questions": "colloquial_questions",
     "ellipsis_openers": "ellipsis_openers",
+    "months": "months",
     "topic_framing": "topic_framing",
 }
 _LANGUAGE_SETS = {
@@ -298,6 +301,7 @@ def _load_language(data: dict[str, Any], at: _At) -> Language:
             "contractions",
             "numbers",
             "multipliers",
+            "ordinals",
             "conditions",
             "lemma_overrides",
             "routing",
@@ -317,7 +321,7 @@ def _load_language(data: dict[str, Any], at: _At) -> Language:
     for key in ("contractions", "lemma_overrides"):
         table = _mapping(data.get(key), at / key, key)
         setattr(lang, key, {str(k).lower(): str(v).lower() for k, v in table.items()})
-    for key in ("numbers", "multipliers"):
+    for key in ("numbers", "multipliers", "ordinals"):
         table = _mapping(data.get(key), at / key, key)
         for word, value in table.items():
             if not isinstance(value, int) or isinstance(value, bool):

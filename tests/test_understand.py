@@ -182,7 +182,10 @@ ROWS: list[tuple[str, list[P | C]]] = [
         [P("device.lock"), P("knowledge.lookup", topic="iran and israel")],
     ),
     # 4. trailing words after the pair do not break it
-    ("tell me about Iran and Israel right now", [P(None, text="tell me about Iran and Israel right now")]),
+    (
+        "tell me about Iran and Israel right now",
+        [P(None, text="tell me about Iran and Israel right now")],
+    ),
     # 5. the combined strategy applies the guard too
     (
         "check the weather, and Iran and Israel news, and is the door locked",

@@ -51,6 +51,17 @@ class Normalizer:
         )
         self._polite = _words_pattern(language.politeness)
         self._contractions = _words_pattern(list(language.contractions))
+        self._ordinal = None
+        if language.ordinals:
+            units = "|".join(sorted(language.ordinals, key=len, reverse=True))
+            tens = "|".join(w for w, v in language.numbers.items() if v >= 20 and v % 10 == 0)
+            months = "|".join(language.months) or "(?!)"
+            self._ordinal = re.compile(
+                rf"(?<![\w'])(?P<month_before>(?:{months})\s+(?:the\s+)?)?"
+                rf"(?P<ord>(?:(?P<tens>{tens})[\s-]+)?(?P<unit>{units}))"
+                rf"(?P<month_after>\s+(?:of\s+)?(?:{months}))?(?![\w'])",
+                re.IGNORECASE,
+            )
         number_words = list(language.numbers) + list(language.multipliers)
         self._number_run = (
             re.compile(
@@ -90,6 +101,8 @@ class Normalizer:
                 text = new
         if self._contractions:
             text = self._contractions.sub(lambda m: self._expand(m, out), text)
+        if self._ordinal:
+            text = self._ordinal.sub(lambda m: self._ordinal_digits(m, out), text)
         if self._number_run:
             text = self._number_run.sub(lambda m: self._digits(m, out), text)
         text = _HALF.sub(lambda m: f"{m.group(1)}.5", text)
@@ -97,6 +110,21 @@ class Normalizer:
         text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text).strip(" ,;:")
         out.text = text
         return out
+
+    def _ordinal_digits(self, m: re.Match[str], out: Normalized) -> str:
+        """ "twenty fifth" -> "25th"; a lone "fifth" only next to a month."""
+        tens, unit = m.group("tens"), m.group("unit")
+        if tens is None and not (m.group("month_before") or m.group("month_after")):
+            return m.group(0)
+        value = self.language.ordinals[unit.lower()]
+        if tens is not None:
+            value += self.language.numbers[tens.lower()]
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(
+            value % 10 if value % 100 not in (11, 12, 13) else 0, "th"
+        )
+        digits = f"{value}{suffix}"
+        out.changes.append(f"{m.group('ord')!r} -> {digits}")
+        return m.group(0).replace(m.group("ord"), digits)
 
     def _expand(self, m: re.Match[str], out: Normalized) -> str:
         word = m.group(0)

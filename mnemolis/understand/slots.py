@@ -113,7 +113,10 @@ class SlotExtractor:
         devices = [h for h in exact if h.kind == "device"]
         rooms = [h for h in exact if h.kind == "room"]
         literal = {
-            i for m in a.matches if m.intent == intent.name and m.inside(start, end) for i in m.literal
+            i
+            for m in a.matches
+            if m.intent == intent.name and m.inside(start, end)
+            for i in m.literal
         }
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
@@ -285,7 +288,11 @@ class SlotExtractor:
         toks = a.tokens
         frame: set[int] = set()
         for cue in a.cues:
-            if cue.kind in ("framing", "colloquial", "opener") and start <= cue.start and cue.end <= end:
+            if (
+                cue.kind in ("framing", "colloquial", "opener")
+                and start <= cue.start
+                and cue.end <= end
+            ):
                 frame.update(range(cue.start, cue.end))
         if match is not None:
             for m in a.matches:
