@@ -112,8 +112,9 @@ class IntentMap:
         self.config = config
         self.text = text
         self.intents = config.intents
-        self._phrases = PhraseMatcher(text.vocab, attr="LEMMA")
-        self._patterns = Matcher(text.vocab)
+        self._phrases = PhraseMatcher(text.vocab, attr="LEMMA")  # base forms: any inflection
+        self._forms = PhraseMatcher(text.vocab, attr="LOWER")  # inflected words: as written
+        self._patterns = Matcher(text.vocab)  # gaps, choices, captures
         self._rules: dict[int, list[PhraseRule]] = {}
         self.phrase_count = 0
         for intent in config.intents.values():
@@ -127,13 +128,14 @@ class IntentMap:
         special = any(
             w in (GAP, NUMBER) or "|" in w or w.endswith("?") or w.startswith(("{", "("))
             for w in words
-        ) or any(self.text.lemma(w) != w for w in self.text.words(template))
+        )
+        inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
         key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
         self.phrase_count += not avoid
         if not special:
-            doc = self.text.doc(template)
+            doc = self.text.doc(template.lower())
             rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc), avoid)
-            self._phrases.add(key, [doc])
+            (self._forms if inflected else self._phrases).add(key, [doc])
         else:
             pattern: list[dict[str, Any]] = []
             roles: list[str] = []
@@ -159,9 +161,10 @@ class IntentMap:
     def find(self, doc: Doc) -> list[Match]:
         """Every phrase of every intent found in ``doc`` (avoid words included)."""
         matches: list[Match] = []
-        for match_id, start, end in self._phrases(doc):
-            for rule in self._rules[match_id]:
-                matches.append(Match(rule, start, end, tuple(range(start, end))))
+        for matcher in (self._phrases, self._forms):
+            for match_id, start, end in matcher(doc):
+                for rule in self._rules[match_id]:
+                    matches.append(Match(rule, start, end, tuple(range(start, end))))
         if len(self._patterns):
             found: Any = self._patterns(doc, with_alignments=True)
             for match_id, start, end, align in found:
