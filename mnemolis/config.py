@@ -135,6 +135,7 @@ class Language:
     no_words: set[str] = field(default_factory=set)
     lemma_overrides: dict[str, str] = field(default_factory=dict)
     routing: dict[str, float] = field(default_factory=dict)
+    replies: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -305,6 +306,7 @@ def _load_language(data: dict[str, Any], at: _At) -> Language:
             "conditions",
             "lemma_overrides",
             "routing",
+            "replies",
         }
     )
     for key in data:
@@ -346,6 +348,9 @@ def _load_language(data: dict[str, Any], at: _At) -> Language:
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise (at / "routing" / key).error(f"routing.{key} must be a number")
     lang.routing = {str(k): float(v) for k, v in routing.items()}
+    replies = _mapping(data.get("replies"), at / "replies", "replies")
+    lang.replies = {"empty": "", "which": "{options}?", "option": "{name}", "or": " or "}
+    lang.replies.update({str(k): str(v) for k, v in replies.items()})
     return lang
 
 

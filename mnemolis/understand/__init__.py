@@ -31,11 +31,6 @@ from mnemolis.understand.trace import Trace
 
 __all__ = ["Context", "Trace", "Understander", "registry_from_config"]
 
-EMPTY_CLARIFY = (
-    'I didn\'t catch a request. Try "turn on the kitchen light" or "what\'s the weather tomorrow".'
-)
-
-
 def registry_from_config(config: Config) -> DeviceRegistry:
     registry = DeviceRegistry(config.devices)
     for room, aliases in config.rooms.items():
@@ -87,7 +82,7 @@ class Understander:
             for change in norm.changes:
                 trace.note(change)
         if not any(ch.isalnum() for ch in norm.text):
-            plan.clarify = EMPTY_CLARIFY
+            plan.clarify = self.config.language.replies["empty"]
             if trace:
                 trace.end()
             return plan
@@ -350,13 +345,14 @@ class Understander:
             trace.note(f"answer to the clarifying question: {choice}")
         return True
 
-    @staticmethod
-    def _clarification(plan: Plan) -> str | None:
+    def _clarification(self, plan: Plan) -> str | None:
+        replies = self.config.language.replies
         for part in plan.parts():
             options = part.provenance.get("options")
             if options and "device" not in part.slots:
-                listed = ", ".join(f"the {o}" for o in options[:-1]) + f" or the {options[-1]}"
-                return f"Which one do you mean: {listed}?"
+                named = [replies["option"].format(name=o) for o in options]
+                listed = ", ".join(named[:-1]) + replies["or"] + named[-1]
+                return replies["which"].format(options=listed)
         return None
 
     # ------------------------------------------------------------------ explain
