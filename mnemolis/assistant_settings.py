@@ -62,6 +62,7 @@ class Replies:
                 return candidate.format_map(Fields(fields))
             except (ValueError, IndexError, AttributeError, KeyError):
                 log.warning("sources/%s.yaml: the reply %s is not a valid template", STEM, key)
+        log.warning("sources/%s.yaml has no reply %s", STEM, key)
         return key
 
     def declined(self, intent: str | None) -> str:

@@ -295,6 +295,21 @@ def test_an_unlock_waits_for_a_yes_in_the_next_turn(
     world.run(scenario)
 
 
+def test_an_idle_conversation_is_forgotten(world: World) -> None:
+    async def scenario(house: House) -> None:
+        await house.ask("unlock the front door")
+        house.turns.advance(house.assistant.settings.session_idle_s + 1)
+        assert (await house.ask("yes")).text == "There is nothing waiting for a yes or a no."
+        await house.ask("turn on the kitchen light")
+        house.turns.advance(house.assistant.settings.session_idle_s + 1)
+        answer = await house.ask("turn it off")  # "it" no longer refers to anything
+        assert answer.outcome is not Outcome.ANSWERED
+        assert house.commands("kitchen light") == [ON]
+        assert house.commands("front door") == []
+
+    world.run(scenario)
+
+
 def test_a_new_request_instead_of_a_yes_drops_the_waiting_action(
     world: World,
 ) -> None:
