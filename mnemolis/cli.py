@@ -1,5 +1,5 @@
 """The `mnemolis` command: ask, chat, doctor, parse, explain and check
-(more front-ends live in serve/)."""
+(the daemon, `mnemolis serve`, lives in serve/)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from mnemolis.doctor import Finding, Level, diagnose, format_findings
 from mnemolis.evaluate import add_eval_parser
 from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
+from mnemolis.serve.command import add_serve_parser
+from mnemolis.serve.settings import load_serve_settings
 from mnemolis.understand import Context, Trace, Understander
 
 EXIT_OK = 0
@@ -132,6 +134,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     config = _load(args)
     AssistantSettings.from_config(config)  # sources/assistant.yaml, with file:line errors
+    load_serve_settings(config, env={})  # sources/serve.yaml
     understander = Understander(config)
     failures = run_examples(config, understander)
     count = sum(len(i.examples) for i in config.intents.values())
@@ -278,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_doctor)
 
+    add_serve_parser(sub)
     add_eval_parser(sub)
     return parser
 

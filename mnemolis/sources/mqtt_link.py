@@ -80,6 +80,19 @@ def no_delay(sock: object) -> None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def configure_client(client: mqtt.Client, settings: BrokerSettings) -> None:
+    """What every client of ours sets from the broker settings: timeouts, credentials, TLS."""
+    client.connect_timeout = settings.connect_timeout_s
+    client.max_inflight_messages_set(100)
+    if settings.username is not None:
+        client.username_pw_set(settings.username, settings.password)
+    tls = settings.tls
+    if tls is not None:
+        client.tls_set(ca_certs=tls.ca_certs, certfile=tls.certfile, keyfile=tls.keyfile)
+        if tls.insecure:
+            client.tls_insecure_set(True)
+
+
 def describe_error(exc: BaseException) -> str:
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused"
@@ -193,14 +206,7 @@ class MqttLink:
             protocol=MQTTProtocolVersion.MQTTv311,
             reconnect_on_failure=False,
         )
-        client.connect_timeout = s.connect_timeout_s
-        client.max_inflight_messages_set(100)
-        if s.username is not None:
-            client.username_pw_set(s.username, s.password)
-        if s.tls is not None:
-            client.tls_set(ca_certs=s.tls.ca_certs, certfile=s.tls.certfile, keyfile=s.tls.keyfile)
-            if s.tls.insecure:
-                client.tls_insecure_set(True)
+        configure_client(client, s)
         client.on_connect = lambda _c, _u, _f, rc, _p: self._from_thread(
             self._on_connack, generation, rc
         )

@@ -1,0 +1,223 @@
+"""`mnemolis serve`: start the daemon, its front-ends and its signal handlers.
+
+Start-up: read the configuration and `sources/serve.yaml`, apply the flags,
+start the assistant (sources connected, intents compiled), then each
+front-end, each printing ``mnemolis: <front-end> listening on <where>`` on
+standard output once it can take requests (the MQTT ones once the broker
+confirmed their subscription). SIGHUP reloads; SIGTERM and SIGINT drain and
+exit 0. Logs, one line per request among them, go to standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from typing import Protocol
+
+from mnemolis.config import Config, ConfigError, load_config
+from mnemolis.serve.daemon import Daemon
+from mnemolis.serve.hermes import Hermes
+from mnemolis.serve.http_api import HttpApi
+from mnemolis.serve.mqtt_api import MqttApi
+from mnemolis.serve.mqtt_client import ServeMqtt
+from mnemolis.serve.settings import Flags, ServeSettings, load_serve_settings, with_flags
+from mnemolis.serve.wyoming_service import WyomingService
+from mnemolis.sources.mqtt_settings import load_mqtt_settings
+
+log = logging.getLogger("mnemolis.serve")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+
+
+class FrontEnd(Protocol):
+    name: str
+
+    async def start(self) -> None: ...
+
+    def refuse(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def announce(name: str, where: str) -> None:
+    """The ready line a user, a test or a supervisor waits for."""
+    print(f"mnemolis: {name} listening on {where}", flush=True)
+
+
+SERVE_HELP = """front-ends (each also switched on or off in sources/serve.yaml):
+  --http HOST:PORT          HTTP JSON: POST /ask, GET /health, GET /intents, POST /reload
+  --wyoming tcp://HOST:PORT a Wyoming handle service (Home Assistant, wyoming-satellite)
+  --mqtt-api                questions on mnemolis/ask, answers on mnemolis/answer
+  --hermes                  Rhasspy: hermes/asr/textCaptured and hermes/nlu/query in,
+                            hermes/tts/say out
+Port 0 picks a free port; the ready line says which. Signals: SIGHUP reloads
+intents and sources, SIGTERM (or Ctrl-C) answers what is in flight and exits 0."""
+
+
+def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the daemon: HTTP, Wyoming, MQTT and Hermes front-ends",
+        description="Run Mnemolis as a daemon: one assistant, reachable over the front-ends "
+        "switched on in sources/serve.yaml or by the flags below.",
+        epilog=SERVE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--http", metavar="HOST:PORT", help="serve HTTP here (e.g. 127.0.0.1:8686)")
+    p.add_argument("--no-http", dest="http", action="store_false", help="no HTTP front-end")
+    p.add_argument("--wyoming", metavar="URI", help="serve Wyoming here (tcp://HOST:PORT)")
+    p.add_argument("--no-wyoming", dest="wyoming", action="store_false", help="no Wyoming")
+    p.add_argument(
+        "--mqtt-api", action=argparse.BooleanOptionalAction, default=None, help="MQTT ask/answer"
+    )
+    p.add_argument(
+        "--hermes", action=argparse.BooleanOptionalAction, default=None, help="Rhasspy Hermes"
+    )
+    p.add_argument(
+        "--token", help="bearer token for HTTP (prefer $MNEMOLIS_TOKEN: flags show in ps)"
+    )
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_serve, http=None, wyoming=None)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="mnemolis: %(message)s", stream=sys.stderr)
+    config_dir = getattr(args, "config", None)
+    config = load_config(config_dir)  # ConfigError: main() prints it and exits 2
+    try:
+        settings = with_flags(
+            load_serve_settings(config),
+            Flags(args.http, args.wyoming, args.mqtt_api, args.hermes, args.token),
+        )
+    except ValueError as exc:
+        print(f"mnemolis: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    return asyncio.run(serve(config_dir, config, settings))
+
+
+def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd], ServeMqtt | None]:
+    """The front-ends the settings switch on, and the MQTT connection they share."""
+    config = daemon.generation.config
+    chosen: list[FrontEnd] = []
+    if settings.http.enabled:
+        chosen.append(HttpApi(daemon, settings.http, settings.limits, settings.token, announce))
+    if settings.wyoming.enabled:
+        language = config.language.code
+        chosen.append(WyomingService(daemon, settings.wyoming, settings.limits, language, announce))
+    link = None
+    if settings.uses_broker:
+        broker = load_mqtt_settings(config).broker
+        link = ServeMqtt(broker, settings.limits.max_body_bytes)
+        hermes_topics = settings.hermes.listen_topics if settings.hermes.enabled else ()
+        if settings.mqtt_api.enabled:
+            chosen.append(
+                MqttApi(
+                    daemon,
+                    link,
+                    settings.mqtt_api,
+                    settings.limits,
+                    settings.token,
+                    announce,
+                    (*hermes_topics, settings.hermes.say_topic),
+                )
+            )
+        if settings.hermes.enabled:
+            chosen.append(Hermes(daemon, link, settings.hermes, settings.limits, announce))
+    return chosen, link
+
+
+async def serve(config_dir: str | None, config: Config, settings: ServeSettings) -> int:
+    """Run until SIGTERM or SIGINT; the exit status.
+
+    The signal handlers come first, so a SIGTERM during start-up still ends cleanly."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    daemon = Daemon(config_dir, settings)
+    reloads: set[asyncio.Task[object]] = set()
+
+    def reload() -> None:
+        if not daemon.started or daemon.draining:
+            log.info(
+                "SIGHUP ignored: the daemon is %s", "stopping" if daemon.draining else "starting"
+            )
+            return
+        log.info("SIGHUP: reloading the configuration")
+        task: asyncio.Task[object] = asyncio.create_task(daemon.reload())
+        reloads.add(task)
+        task.add_done_callback(reloads.discard)
+
+    loop.add_signal_handler(signal.SIGHUP, reload)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        return await _run(daemon, config, settings, stop, reloads)
+    finally:
+        for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+async def _run(
+    daemon: Daemon,
+    config: Config,
+    settings: ServeSettings,
+    stop: asyncio.Event,
+    reloads: set[asyncio.Task[object]],
+) -> int:
+    await daemon.start(config)
+    try:
+        chosen, link = front_ends(daemon, settings)
+    except ConfigError as exc:  # the broker section of mqtt.yaml
+        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
+        await daemon.close()
+        return EXIT_CONFIG
+    if not chosen:
+        log.warning("no front-end is switched on (sources/serve.yaml or the flags)")
+    started: list[FrontEnd] = []
+    try:
+        for front_end in chosen:
+            await front_end.start()
+            started.append(front_end)
+    except OSError as exc:
+        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+        print(f"mnemolis: {front_end.name} cannot listen: {reason}", file=sys.stderr)
+        await _stop(daemon, started, link, 0.0)
+        return EXIT_FAILED
+    if link is not None:
+        await link.start()
+        announce_waiting(link, chosen)
+    await stop.wait()
+    log.info("stopping: answering %d requests in flight", daemon.in_flight)
+    await _stop(daemon, started, link, settings.limits.drain_s, reloads)
+    log.info("stopped")
+    return EXIT_OK
+
+
+def announce_waiting(link: ServeMqtt, chosen: list[FrontEnd]) -> None:
+    names = [f.name for f in chosen if isinstance(f, MqttApi | Hermes)]
+    log.info("%s: connecting to the MQTT broker %s", " and ".join(names), link.address)
+
+
+async def _stop(
+    daemon: Daemon,
+    started: list[FrontEnd],
+    link: ServeMqtt | None,
+    drain_s: float,
+    reloads: set[asyncio.Task[object]] | None = None,
+) -> None:
+    """Refuse new requests, answer those in flight, then close everything."""
+    for front_end in started:
+        front_end.refuse()
+    await daemon.drain(drain_s)
+    for front_end in started:
+        await front_end.close()
+    if link is not None:
+        await link.close()
+    if reloads:
+        await asyncio.gather(*reloads, return_exceptions=True)
+    await daemon.close()

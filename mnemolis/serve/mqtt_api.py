@@ -1,0 +1,155 @@
+"""MQTT request/response: a query on `mnemolis/ask`, its answer's JSON on `mnemolis/answer`.
+
+A request is plain text, or JSON ``{"text", "session", "id"}`` (``id`` is
+echoed in the answer). An MQTT 5 request may name a response topic and
+correlation data: the answer goes to that topic, with the same correlation
+data, when the topic starts with one of ``response_prefixes``; otherwise to
+the answer topic (still correlated), so no request can make Mnemolis publish
+on a device's topic. No topic is ever built from what a request says.
+Retained requests are ignored: they would be answered again on every
+reconnection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mnemolis.serve.daemon import Daemon, Unavailable
+from mnemolis.serve.mqtt_client import Message, ServeMqtt
+from mnemolis.serve.requests import (
+    AskRequest,
+    BadRequest,
+    answer_payload,
+    read_json_request,
+    read_plain_request,
+    to_json,
+    token_matches,
+)
+from mnemolis.serve.settings import Limits, MqttApiSettings
+
+log = logging.getLogger(__name__)
+
+NAME = "mqtt-api"
+DEFAULT_SESSION = "mqtt"
+MAX_TOPIC_BYTES = 256
+
+
+class MqttApi:
+    """The `mnemolis/ask` front-end on the daemon's MQTT connection."""
+
+    name = NAME
+
+    def __init__(
+        self,
+        daemon: Daemon,
+        link: ServeMqtt,
+        settings: MqttApiSettings,
+        limits: Limits,
+        token: str | None,
+        announce: Callable[[str, str], None],
+        forbidden_topics: tuple[str, ...] = (),
+    ) -> None:
+        self.daemon = daemon
+        self.link = link
+        self.settings = settings
+        self.limits = limits
+        self.token = token if settings.require_token else None
+        self.announce = announce
+        self.forbidden = {settings.ask_topic, *forbidden_topics}
+        self.ready = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        link.route((settings.ask_topic,), self._received, self._subscribed)
+
+    async def start(self) -> None:
+        """Nothing to open: the shared connection subscribes when it connects."""
+        if self.settings.require_token and self.token is None:
+            log.warning("mqtt_api.require_token is set, but no token is configured")
+
+    def refuse(self) -> None:
+        """Requests arriving while draining are answered "shutting down" by the daemon."""
+
+    async def close(self) -> None:
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=self.limits.drain_s)
+
+    def _subscribed(self) -> None:
+        if not self.ready:
+            self.ready = True
+            self.announce(self.name, f"{self.link.address} topic {self.settings.ask_topic}")
+        else:
+            log.info("mqtt-api subscribed again to %s", self.settings.ask_topic)
+
+    def _received(self, message: Message) -> None:
+        if message.retain:
+            log.warning("mqtt-api ignored a retained request on %s", message.topic)
+            return
+        task = asyncio.create_task(self._answer(message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ one request
+
+    def read(self, payload: bytes) -> AskRequest | BadRequest:
+        """The request in a payload: JSON when it starts with ``{``, else plain text."""
+        limits = self.limits
+        if len(payload) > limits.max_body_bytes:
+            return BadRequest(
+                "too_large", f"The request is over {limits.max_body_bytes} bytes", 413
+            )
+        if payload.lstrip().startswith(b"{"):
+            request = read_json_request(payload, DEFAULT_SESSION, limits.max_text_chars)
+        else:
+            request = read_plain_request(payload, DEFAULT_SESSION, limits.max_text_chars)
+        if (
+            isinstance(request, AskRequest)
+            and self.token is not None
+            and not token_matches(request.token, self.token)
+        ):
+            message = 'This request needs the token: send JSON with "token"'
+            return BadRequest("unauthorized", message, 401, request.id)
+        return request
+
+    def destination(self, message: Message) -> str:
+        """The response topic when it is allowed, else the answer topic."""
+        topic = message.response_topic
+        if topic is None:
+            return self.settings.answer_topic
+        allowed = (
+            0 < len(topic.encode()) <= MAX_TOPIC_BYTES
+            and not any(c in topic for c in "+#\0")
+            and topic not in self.forbidden
+            and any(topic.startswith(p) for p in self.settings.response_prefixes)
+        )
+        if allowed:
+            return topic
+        log.warning(
+            "mqtt-api: the response topic %s is not allowed (response_prefixes: %s); "
+            "answering on %s",
+            repr(topic[:80]),
+            ", ".join(self.settings.response_prefixes),
+            self.settings.answer_topic,
+        )
+        return self.settings.answer_topic
+
+    async def _answer(self, message: Message) -> None:
+        request = self.read(message.payload)
+        if isinstance(request, BadRequest):
+            log.warning("mqtt-api refused a request: %s", request.message)
+            await self._reply(message, request.to_dict())
+            return
+        try:
+            async with self.daemon.request():
+                answer = await self.daemon.ask("mqtt", request.text, request.session)
+                await self._reply(message, answer_payload(answer, request.session, request.id))
+        except Unavailable as exc:
+            await self._reply(message, {"error": exc.message, "code": exc.code, "id": request.id})
+
+    async def _reply(self, message: Message, payload: dict[str, Any]) -> None:
+        if payload.get("id") is None:
+            payload.pop("id", None)
+        await self.link.publish(
+            self.destination(message), to_json(payload), message.correlation_data
+        )
