@@ -43,6 +43,7 @@ from paho.mqtt.properties import Properties
 from mnemolis.config import load_config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
+from mnemolis.sources.mqtt_link import no_delay
 from tests.support_kiwix import KiwixZims
 from tests.support_mqtt import require_mosquitto
 from tests.support_open_meteo import OpenMeteoReplay
@@ -299,6 +300,7 @@ class MqttProbe:
         self.client.on_connect = self._on_connect
         self.client.on_subscribe = lambda *_a: self._subscribed.set()
         self.client.on_message = self._on_message
+        self.client.on_socket_open = lambda _c, _u, sock: no_delay(sock)
 
     def _on_connect(self, client: mqtt.Client, *_a: Any) -> None:
         client.subscribe([(t, 1) for t in self.topics])

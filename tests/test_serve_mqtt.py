@@ -81,6 +81,21 @@ def test_a_response_topic_outside_the_allowed_prefixes_is_not_used(
     daemon.wait_for("response topic 'home/front_door/set' is not allowed", mark)
 
 
+def test_many_requests_at_once_are_each_answered_once(
+    serve_home: ServeHome, daemon: ServeProcess
+) -> None:
+    """Answers published concurrently while acknowledgements arrive (this once deadlocked)."""
+    reply_to = "mnemolis/reply/burst"
+    queries = ["what time is it", "who was ada lovelace", "is the front door locked"]
+    with probe(serve_home, reply_to) as client:
+        for n in range(60):
+            text = queries[n % len(queries)]
+            client.publish(ASK, f'{{"text": "{text}", "session": "b{n}"}}', reply_to, b"%d" % n)
+        got = sorted(int(client.next().correlation_data or b"-1") for _ in range(60))
+        assert client.nothing(0.3), "an answer came twice"
+    assert got == list(range(60))
+
+
 @pytest.mark.parametrize(
     ("payload", "code"),
     [

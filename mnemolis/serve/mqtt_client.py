@@ -19,7 +19,6 @@ import contextlib
 import logging
 import os
 import secrets
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -76,7 +75,6 @@ class ServeMqtt:
         self._by_topic: dict[str, Handler] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: mqtt.Client | None = None
-        self._lock = threading.RLock()  # held around publish() so a PUBACK cannot overtake it
         self._pending: dict[int, asyncio.Future[bool]] = {}
         self._subscribe_mids: dict[int, _Route] = {}
         self._last_error: str | None = None
@@ -130,8 +128,7 @@ class ServeMqtt:
         if client is None:
             return
         self._closing = True
-        with self._lock:
-            waiting = list(self._pending.values())
+        waiting = list(self._pending.values())
         if waiting:
             await asyncio.wait(waiting, timeout=timeout_s)
         client.disconnect()
@@ -160,21 +157,23 @@ class ServeMqtt:
         properties.ContentType = content_type
         if correlation_data is not None:
             properties.CorrelationData = correlation_data
-        with self._lock:
-            info = client.publish(topic, payload, qos=1, properties=properties)
-            if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
-                log.warning("could not publish on %s: %s", topic, mqtt.error_string(info.rc))
-                return False
-            future: asyncio.Future[bool] = loop.create_future()
-            self._pending[info.mid] = future
+        # No lock here: paho calls on_publish holding its own locks, and taking one of ours
+        # there against publish() here deadlocks. The acknowledgement reaches `_acked`
+        # through the event loop, so it always runs after this registration.
+        info = client.publish(topic, payload, qos=1, properties=properties)
+        if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
+            log.warning("could not publish on %s: %s", topic, mqtt.error_string(info.rc))
+            return False
+        future: asyncio.Future[bool] = loop.create_future()
+        self._pending[info.mid] = future
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout_s)
         except TimeoutError:
             log.warning("the broker did not acknowledge an answer on %s in %g s", topic, timeout_s)
             return False
         finally:
-            with self._lock:
-                self._pending.pop(info.mid, None)
+            if self._pending.get(info.mid) is future:
+                del self._pending[info.mid]
 
     # ------------------------------------------------------------------ paho's thread
 
@@ -227,10 +226,13 @@ class ServeMqtt:
             self._call(route.on_ready)
 
     def _on_publish(self, _c: object, _u: object, mid: int, reason: ReasonCode, _p: object) -> None:
-        with self._lock:
-            future = self._pending.get(mid)
-        if future is not None:
-            self._call(_resolve, future, not reason.is_failure)
+        self._call(self._acked, mid, not reason.is_failure)
+
+    def _acked(self, mid: int, ok: bool) -> None:
+        """On the event loop: the broker acknowledged the publish ``mid``."""
+        future = self._pending.get(mid)
+        if future is not None and not future.done():
+            future.set_result(ok)
 
     def _on_message(self, _c: object, _u: object, msg: mqtt.MQTTMessage) -> None:
         handler = self._by_topic.get(msg.topic)
@@ -252,8 +254,3 @@ class ServeMqtt:
         if reason != self._last_error:
             log.warning("MQTT broker %s: %s", self.address, reason)
         self._last_error = reason
-
-
-def _resolve(future: asyncio.Future[bool], value: bool) -> None:
-    if not future.done():
-        future.set_result(value)
