@@ -130,6 +130,7 @@ def test_bad_input_gets_a_json_error_and_a_status(
         (b"POST /ask HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501),
         (b"GET /health HTTP/1.1\r\nBroken header line\r\n\r\n", 400),
         (b"GET /health HTTP/1.1\r\nX-Long: " + b"a" * 20_000 + b"\r\n\r\n", 431),
+        (b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\n\r\n", 414),
     ],
 )
 def test_malformed_http_is_refused_and_the_connection_closed(

@@ -199,10 +199,32 @@ def test_a_taken_port_is_a_clear_failure(serve_home: ServeHome) -> None:
     assert time.monotonic() - started < 30
 
 
-def test_serve_file_with_every_front_end_switched_off_still_answers_signals(
-    serve_home: ServeHome,
-) -> None:
-    quiet = "http: {enabled: false}\nwyoming: {enabled: false}\nmqtt_api: {enabled: false}\n"
-    config = config_variant(serve_home, "quiet", quiet)
-    with running_daemon(serve_home, flags=[], front_ends=[], config_dir=config) as daemon:
-        daemon.wait_for("no front-end is switched on")
+BUSY = "wyoming: {enabled: false}\nmqtt_api: {enabled: false}\nlimits: {max_pending: 1}\n"
+
+
+def test_beyond_max_pending_a_request_is_told_busy(serve_home: ServeHome) -> None:
+    config = config_variant(serve_home, "busy", BUSY)
+    serve_home.simulator.set_echo("coffee maker", False)  # the first request waits 2 s
+    serve_home.simulator.clear()
+    results: dict[str, Any] = {}
+    try:
+        with running_daemon(
+            serve_home, flags=["--http", "127.0.0.1:0"], front_ends=["http"], config_dir=config
+        ) as daemon:
+            slow = threading.Thread(
+                target=lambda: results.update(
+                    slow=http_call(
+                        daemon.http_port, "POST", "/ask", {"text": "turn on the coffee maker"}
+                    )
+                )
+            )
+            slow.start()
+            serve_home.simulator.wait_for_commands(1)
+            status, body, headers = http_call(
+                daemon.http_port, "POST", "/ask", {"text": "what time is it", "id": 9}
+            )
+            slow.join(10)
+    finally:
+        serve_home.simulator.set_echo("coffee maker", True)
+    assert (status, body["code"], body["id"], headers["retry-after"]) == (503, "busy", 9, "1")
+    assert results["slow"][0] == 200

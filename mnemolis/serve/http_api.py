@@ -190,8 +190,10 @@ class HttpApi:
         """The next request; None when the client is done (or idle past keepalive_s)."""
         try:
             first = await asyncio.wait_for(reader.readline(), self.limits.keepalive_s)
-        except (TimeoutError, ValueError):
+        except TimeoutError:
             return None
+        except ValueError as exc:  # over the stream's line limit
+            raise HttpError(error(414, "uri_too_long", "The request line is too long")) from exc
         if not first.strip():
             return None
         connection.busy = True
