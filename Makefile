@@ -39,6 +39,7 @@ bench: venv
 	$(BIN)/python bench/mqtt.py
 	$(BIN)/python bench/kiwix.py
 	$(BIN)/python bench/weather.py
+	$(BIN)/python bench/execute.py
 
 demo: venv
 	$(BIN)/mnemolis demo

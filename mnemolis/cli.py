@@ -1,22 +1,49 @@
-"""The `mnemolis` command: parse, explain and check (more front-ends live in serve/)."""
+"""The `mnemolis` command: ask, chat, doctor, parse, explain and check
+(more front-ends live in serve/)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Iterator, Sequence
 
+from mnemolis.answer import Answer, Outcome
+from mnemolis.assistant import Assistant
+from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config, ConfigError, load_config
+from mnemolis.doctor import Finding, Level, diagnose, format_findings
 from mnemolis.evaluate import add_eval_parser
+from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.understand import Context, Trace, Understander
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
+EXIT_PARTIAL = 3
+EXIT_NOT_UNDERSTOOD = 4
+EXIT_WAITING = 5
+#: `mnemolis ask`: the exit status of each outcome of an answer.
+OUTCOME_EXIT = {
+    Outcome.ANSWERED: EXIT_OK,
+    Outcome.FAILED: EXIT_FAILED,
+    Outcome.PARTIAL: EXIT_PARTIAL,
+    Outcome.NOT_UNDERSTOOD: EXIT_NOT_UNDERSTOOD,
+    Outcome.WAITING: EXIT_WAITING,
+}
+ASK_EXIT_HELP = """exit status:
+  0  every part was answered (a fact said, an action done, or refused by a rule)
+  1  parts were understood, but none could be answered (a source down, a timeout)
+  2  the configuration is broken (the message names the file and line)
+  3  partial: some parts were answered, others failed or were out of scope
+  4  nothing understood: every part was out of scope, or there was no request
+  5  waiting: a "Do you want me to ...?" or "Which one do you mean?" needs a next
+     turn, which a one-shot ask does not have (use `mnemolis chat`)"""
 
 
 def _queries(args: argparse.Namespace) -> Iterator[str]:
@@ -102,44 +129,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _slot_equal(expected: Any, actual: Any) -> bool:
-    if isinstance(expected, str) and isinstance(actual, str):
-        return expected.lower() == actual.lower()
-    if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return float(expected) == float(actual)
-    return bool(expected == actual)
-
-
-def run_examples(config: Config, understander: Understander) -> list[str]:
-    """Every intent example as a test: the intent, and the slots it names."""
-    failures = []
-    for intent in config.intents.values():
-        for ex in intent.examples:
-            plan = understander.understand(ex.text)
-            parts = [s for s in plan.steps if isinstance(s, Part)]
-            where = f"{intent.path}:{ex.line}" if ex.line else intent.path
-            if len(plan.steps) != 1 or not parts:
-                shape = f"{len(plan.steps)} steps" if len(plan.steps) != 1 else "a conditional"
-                failures.append(f"{where}: {ex.text!r} gave {shape}, expected one part")
-                continue
-            part = parts[0]
-            expected_intent = ex.intent if ex.intent is not None else None
-            if part.intent != expected_intent:
-                failures.append(
-                    f"{where}: {ex.text!r} -> {part.intent}, expected {expected_intent}"
-                )
-                continue
-            for slot, value in ex.slots.items():
-                if not _slot_equal(value, part.slots.get(slot)):
-                    failures.append(
-                        f"{where}: {ex.text!r} slot {slot} = {part.slots.get(slot)!r}, "
-                        f"expected {value!r}"
-                    )
-    return failures
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     config = _load(args)
+    AssistantSettings.from_config(config)  # sources/assistant.yaml, with file:line errors
     understander = Understander(config)
     failures = run_examples(config, understander)
     count = sum(len(i.examples) for i in config.intents.values())
@@ -151,6 +143,83 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{count - len(failures)}/{count} examples pass"
     )
     return EXIT_FAILED if failures else EXIT_OK
+
+
+def _quiet_logs() -> None:
+    """Sources log what went wrong; the reply already says it, so only warnings show."""
+    logging.basicConfig(level=logging.WARNING, format="mnemolis: %(message)s")
+
+
+def _print_answer(answer: Answer, as_json: bool) -> None:
+    print(json.dumps(answer.to_dict(), ensure_ascii=False) if as_json else answer.text, flush=True)
+
+
+async def _ask_once(config: Config, text: str) -> Answer:
+    async with Assistant.running(config, one_shot=True) as assistant:
+        return await assistant.ask(text)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    config = _load(args)
+    _quiet_logs()
+    answer = asyncio.run(_ask_once(config, " ".join(args.query)))
+    _print_answer(answer, args.json)
+    return OUTCOME_EXIT[answer.outcome]
+
+
+async def _turns(interactive: bool) -> AsyncIterator[str]:
+    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def read() -> None:
+        while True:
+            try:
+                line: str | None = input("> ") if interactive else sys.stdin.readline() or None
+            except EOFError:
+                line = None
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+            if line is None:
+                return
+
+    threading.Thread(target=read, name="chat-input", daemon=True).start()
+    while (line := await lines.get()) is not None:
+        yield line
+
+
+async def _chat(config: Config, as_json: bool) -> int:
+    interactive = sys.stdin.isatty()
+    if interactive:
+        import readline  # noqa: F401  (line editing and history for input())
+    async with Assistant.running(config, one_shot=True) as assistant:
+        async for line in _turns(interactive):
+            text = line.strip()
+            if not text:
+                continue
+            if " ".join(text.lower().split()) in assistant.settings.quit_words:
+                break
+            _print_answer(await assistant.ask(text, session="chat"), as_json)
+    return EXIT_OK
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    config = _load(args)
+    _quiet_logs()
+    return asyncio.run(_chat(config, args.json))
+
+
+async def _doctor(config: Config) -> list[Finding]:
+    async with Assistant.running(config, one_shot=True) as assistant:
+        return await diagnose(assistant)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    config = _load(args)
+    _quiet_logs()
+    findings = asyncio.run(_doctor(config))
+    for line in format_findings(findings):
+        print(line)
+    return EXIT_FAILED if any(f.level is Level.BROKEN for f in findings) else EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,6 +245,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="validate intents/ and sources/ and run every intent example")
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser(
+        "ask",
+        help="answer one request through the sources",
+        description="Understand one request, ask the sources, act, and print one reply.",
+        epilog=ASK_EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("query", nargs="+", help='the request, e.g. "turn off the kitchen light"')
+    p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser(
+        "chat",
+        help="a conversation: one request a line, context kept across turns",
+        description="Talk to Mnemolis one line at a time; it remembers devices and topics, "
+        "asks which one you mean, and waits for a yes before unlocking or opening. "
+        "Reads standard input (a prompt only on a terminal); ends at end of input or 'quit'.",
+    )
+    p.add_argument("--json", action="store_true", help="print each turn's structured result")
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser(
+        "doctor",
+        help="check every configured source and say what to fix",
+        description="Check the broker and devices, the encyclopedia books, the weather "
+        "service, the clock and the intents; exit status 1 when something is broken.",
+    )
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_doctor)
 
     add_eval_parser(sub)
     return parser

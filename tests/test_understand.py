@@ -440,6 +440,8 @@ CONVERSATIONS: list[tuple[list[str], P]] = [
     ),
     (["turn on the light", "the kitchen one"], P("device.turn_on", device="kitchen light")),
     (["turn on the light", "porch"], P("device.turn_on", device="porch light")),
+    (["turn on the light", "the porch one"], P("device.turn_on", device="porch light")),
+    (["lock the door", "the front one please"], P("device.lock", device="front door")),
     (["lock the front door", "and the back door"], P("device.lock", device="back door")),
     (
         ["who was Ada Lovelace", "turn on the porch light"],

@@ -12,43 +12,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-import yaml
-
-from mnemolis.config import Config, bundled_config_dir
+from mnemolis.bundled import Fields, bundled_source_yaml, merged
+from mnemolis.config import Config
 from mnemolis.devices import Device
 from mnemolis.sources.device_codec import Color, format_number
 
 log = logging.getLogger(__name__)
 
 
-@cache
 def bundled_mqtt_yaml() -> dict[str, Any]:
     """The shipped `sources/mqtt.yaml`: the defaults for every phrase."""
-    path = bundled_config_dir() / "sources" / "mqtt.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        log.warning("cannot read the bundled %s: %s", path, exc)
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _merged(user: Any, default: Any) -> Any:
-    """The owner's mapping over the default one, key by key, one level deep."""
-    if isinstance(user, dict) and isinstance(default, dict):
-        out = dict(default)
-        for key, value in user.items():
-            out[key] = _merged(value, default.get(key))
-        return out
-    return default if user is None else user
-
-
-class _Fields(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+    return bundled_source_yaml("mqtt")
 
 
 @dataclass
@@ -96,9 +72,9 @@ class Phrasebook:
     def __init__(self, data: dict[str, Any], defaults: dict[str, Any] | None = None) -> None:
         defaults = defaults if defaults is not None else bundled_mqtt_yaml()
         self.defaults: dict[str, Any] = defaults.get("replies") or {}
-        self.replies: dict[str, Any] = _merged(data.get("replies"), self.defaults) or {}
-        self.colors = _colors(_merged(data.get("colors"), defaults.get("colors")))
-        adjust = _merged(data.get("adjust"), defaults.get("adjust")) or {}
+        self.replies: dict[str, Any] = merged(data.get("replies"), self.defaults) or {}
+        self.colors = _colors(merged(data.get("colors"), defaults.get("colors")))
+        adjust = merged(data.get("adjust"), defaults.get("adjust")) or {}
         self.adjust = Adjust(
             brightness_step=float(adjust.get("brightness_step", 25)),
             brighter=_words(adjust.get("brighter")),
@@ -123,7 +99,7 @@ class Phrasebook:
 
     def _format(self, template: str, fields: dict[str, Any], fallback: str | None) -> str:
         try:
-            return template.format_map(_Fields(fields))
+            return template.format_map(Fields(fields))
         except (ValueError, IndexError, AttributeError):
             if fallback and fallback != template:
                 return self._format(fallback, fields, None)

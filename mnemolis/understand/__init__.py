@@ -31,6 +31,7 @@ from mnemolis.understand.trace import Trace
 
 __all__ = ["Context", "Trace", "Understander", "registry_from_config"]
 
+
 def registry_from_config(config: Config) -> DeviceRegistry:
     registry = DeviceRegistry(config.devices)
     for room, aliases in config.rooms.items():
@@ -62,6 +63,7 @@ class Understander:
         lang = config.language
         self.pronouns = lang.pronouns
         self.plural_pronouns = lang.plural_pronouns
+        self.quiet_words = frozenset(lang.stop_words | lang.filler_words | lang.pronouns)
 
     # ------------------------------------------------------------------ entry
 
@@ -332,7 +334,7 @@ class Understander:
     ) -> bool:
         pending = context.pending
         assert pending is not None
-        choice = pick_option(a.text, pending.options)
+        choice = pick_option(a.text, pending.options, self.quiet_words)
         if choice is None:
             return False
         part = Part.from_dict(pending.part.to_dict())

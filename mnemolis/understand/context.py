@@ -86,9 +86,17 @@ def carry_slots(old: dict[str, Any], new: dict[str, Any]) -> tuple[dict[str, Any
     return merged, carried
 
 
-def pick_option(answer: str, options: list[str]) -> str | None:
-    """The option a short answer names ("the kitchen one", "porch"), if exactly one fits."""
-    text = answer.lower()
+def pick_option(
+    answer: str, options: list[str], ignore: frozenset[str] = frozenset()
+) -> str | None:
+    """The option a short answer names ("the kitchen one", "porch"), if exactly one fits.
+
+    Words in ``ignore`` ("the", "one") are dropped first, so they neither help
+    nor hurt the match.
+    """
+    text = " ".join(w for w in answer.lower().split() if w not in ignore)
+    if not text:
+        return None
     scored = sorted(
         ((fuzz.token_set_ratio(text, option), option) for option in options), reverse=True
     )

@@ -9,13 +9,17 @@ judged in the seed's order: an INTENT_MAP phrase makes it meaningful; then
 a colloquial question form; then fragments of three characters or fewer are
 dropped; then fragments of only stop words and filler are dropped.
 
-Two rules keep splitting honest on speech. A fragment after a split point
-must open a request of its own (a question word, a verb, an auxiliary, or a
-phrase of an intent Mnemolis serves); otherwise it either inherits the verb
-or topic of the part before it, when it carries a slot that part's intent
-takes ("close the garage door as well as the living room blinds"), or the
-split point is undone ("book a table for catalina and brandie mendoza").
-Nothing is lost either way: every word stays in some part.
+A few rules keep splitting honest on speech, where there are no capitals
+and no commas. A fragment after a split point must open a request of its
+own: a question word, a verb in its base form, an auxiliary, a subject with
+its verb ("i want ...", not "my mom and i at a restaurant"), or a phrase of
+an intent Mnemolis serves; ", and" and the strong connectors ("and then",
+"and also") always start a new request. Otherwise the fragment inherits the
+verb or topic of the part before it, when it is made of slot values that
+part's intent takes ("close the garage door as well as the living room
+blinds"), or the split point is undone ("book a table for catalina and
+brandie mendoza"). A bare verb shares the next part's object ("find and play
+a concerto"). Nothing is lost either way: every word stays in some part.
 """
 
 from __future__ import annotations
@@ -87,21 +91,15 @@ class Decomposer:
         splitting = [o for o in occurrences if o.splits]
         if not splitting:
             return base
-        best: Split | None = None
         for kind in self.types:
             points = [o for o in splitting if o.kind == kind]
             if points:
-                split = self._evaluate(a, start, end, points, kind)
-                base.tried.append(split)
-                if len(split.fragments) >= 2 and (
-                    best is None or len(split.fragments) > len(best.fragments)
-                ):
-                    best = split
-        kinds = {o.kind for o in splitting}
+                base.tried.append(self._evaluate(a, start, end, points, kind))
         if len(splitting) > 1:
-            combined = self._collapse(splitting)
-            split = self._evaluate(a, start, end, combined, "combined" if len(kinds) > 1 else "all")
-            base.tried.append(split)
+            strategy = "combined" if len({o.kind for o in splitting}) > 1 else "all"
+            base.tried.append(self._evaluate(a, start, end, self._collapse(splitting), strategy))
+        best: Split | None = None
+        for split in base.tried:  # the most parts wins; ties keep the first found
             if len(split.fragments) >= 2 and (
                 best is None or len(split.fragments) > len(best.fragments)
             ):

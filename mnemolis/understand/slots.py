@@ -164,6 +164,8 @@ class SlotExtractor:
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
                 max(noun.end, span[1]),
             )
+        if nouns and candidates:
+            pass
         elif room is not None:
             # "vacuum the living room": every device of the kinds the intent acts on,
             # narrowed to the room below
@@ -172,11 +174,12 @@ class SlotExtractor:
             else:
                 candidates = self.names.devices_in_room(room.key)
         elif intent.implies:
-            # "dim a little", "make it warmer": the intent itself says what it acts on
+            # "dim a little", "make it warmer", "set the temperature to 20": the intent
+            # itself says what it acts on
             candidates = [d for d in self.names.devices.values() if d.type == intent.implies]
             how = "implied"
             out.implied = True
-        else:
+        elif not nouns:
             return
         if room is not None:
             # devices that live in no room (a robot vacuum) go wherever they are sent; a

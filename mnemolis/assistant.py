@@ -1,0 +1,250 @@
+"""The long-lived assistant the CLI and the daemon talk to.
+
+Built once from a `Config`, it owns the device registry, the understander
+(with the encyclopedia's titles as names, so "romeo and juliet" stays one
+topic), the sources (started once) and the conversations. `ask` takes one
+turn of one session: it handles a yes or a no to a waiting action, or
+understands the text in the session's context, executes the plan, merges
+the reply and remembers what the turn touched. Turns of different sessions
+may run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+from mnemolis.answer import Answer, PartResult, StepResult
+from mnemolis.assistant_settings import AssistantSettings
+from mnemolis.config import Config
+from mnemolis.conversation import Conversation, Conversations, Waiting, YesNo
+from mnemolis.devices import DeviceRegistry
+from mnemolis.execute import Executor
+from mnemolis.merge import merge
+from mnemolis.plan import Part, Plan
+from mnemolis.sentences import as_sentence
+from mnemolis.sources.base import NameSource, PartAnswer, Source, Status
+from mnemolis.sources.clock import ClockSource
+from mnemolis.sources.kiwix import KiwixSource
+from mnemolis.sources.mqtt import DiscoveryReport, MqttSource
+from mnemolis.sources.readings import SensorReader, SensorReading
+from mnemolis.sources.weather import WeatherSource
+from mnemolis.understand import Understander, registry_from_config
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S")
+
+
+def mqtt_sensor_reader(mqtt: MqttSource) -> SensorReader:
+    """Local sensors for the weather source, read from the MQTT source's state cache."""
+
+    def read(name: str) -> SensorReading | None:
+        device = mqtt.registry.by_name(name)
+        state = mqtt.state_of(device.id) if device is not None else None
+        if device is None or state is None or state.available is False:
+            return None
+        value = state.values.get("value")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        age = state.age(mqtt.cache.clock()) or 0.0
+        return SensorReading(float(value), device.unit or "", age)
+
+    return read
+
+
+def default_sources(config: Config, registry: DeviceRegistry) -> list[Source]:
+    """The four sources as `sources/*.yaml` and the environment configure them."""
+    mqtt = MqttSource(config, registry)
+    return [
+        mqtt,
+        KiwixSource(config),
+        WeatherSource(config, sensor_reader=mqtt_sensor_reader(mqtt)),
+        ClockSource(config),
+    ]
+
+
+class Assistant:
+    """Ask it things; close it when done. Build it with `Assistant.start`."""
+
+    def __init__(
+        self,
+        config: Config,
+        settings: AssistantSettings,
+        registry: DeviceRegistry,
+        understander: Understander,
+        sources: Sequence[Source],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        self.registry = registry
+        self.understander = understander
+        self.sources: dict[str, Source] = {s.name: s for s in sources}
+        self.executor = Executor(self.sources, settings)
+        self.conversations = Conversations(settings, clock)
+        self.yes_no = YesNo(config.language.yes_words, config.language.no_words)
+        self.discovery: DiscoveryReport | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ life
+
+    @classmethod
+    async def start(
+        cls,
+        config: Config,
+        *,
+        sources: Sequence[Source] | None = None,
+        registry: DeviceRegistry | None = None,
+        settings: AssistantSettings | None = None,
+        one_shot: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        understander: Understander | None = None,
+    ) -> Assistant:
+        """Start the sources and build the understander.
+
+        ``sources`` replaces the default four (tests point real ones at test
+        servers); an MQTT source among them must share ``registry``.
+        ``one_shot`` waits (boundedly, `discovery.wait_s`) for retained
+        discovery and device states, so a single `ask` knows every device.
+        ``understander`` is used as it is (its registry replaces ``registry``,
+        and it gets no encyclopedia titles); tests share one to start faster.
+        ``clock`` (monotonic seconds) times confirmations and idle sessions.
+        Raises `ConfigError` for a broken configuration, nothing else.
+        """
+        settings = settings or AssistantSettings.from_config(config)
+        if understander is not None:
+            registry = understander.registry
+        registry = registry if registry is not None else registry_from_config(config)
+        chosen = list(sources) if sources is not None else default_sources(config, registry)
+        names: list[NameSource] = [s for s in chosen if isinstance(s, KiwixSource)]
+        others = [s for s in chosen if not isinstance(s, MqttSource)]
+        starting = asyncio.gather(*(_start(s) for s in others))
+        if understander is None:  # subscribed to the registry before the broker can change it
+            understander = await asyncio.to_thread(Understander, config, registry, names)
+        await starting
+        assistant = cls(config, settings, registry, understander, chosen, clock)
+        for source in chosen:
+            if isinstance(source, MqttSource):
+                await _start(source)
+                if one_shot:
+                    assistant.discovery = await source.wait_for_devices()
+        return assistant
+
+    @classmethod
+    @asynccontextmanager
+    async def running(cls, config: Config, **options: Any) -> AsyncIterator[Assistant]:
+        """``async with Assistant.running(config) as assistant:``; closed on the way out.
+        ``options`` are those of `start`."""
+        assistant = await cls.start(config, **options)
+        try:
+            yield assistant
+        finally:
+            await assistant.close()
+
+    async def close(self) -> None:
+        """Close every source (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        for source in self.sources.values():
+            try:
+                await source.close()
+            except Exception:
+                log.exception("the %s source failed to close", source.name)
+
+    def source_of(self, kind: type[S]) -> S | None:
+        """The running source of one kind (`MqttSource`, `KiwixSource` ...), if any."""
+        return next((s for s in self.sources.values() if isinstance(s, kind)), None)
+
+    def forget(self, session: str) -> None:
+        """Drop a session's conversation (context, waiting actions) at once."""
+        self.conversations.forget(session)
+
+    # ------------------------------------------------------------------ one turn
+
+    async def ask(self, text: str, session: str = "default") -> Answer:
+        """One turn of ``session``: the merged reply and the structured result."""
+        started = time.perf_counter()
+        session = session[: self.settings.max_session_chars]
+        conversation = self.conversations.get(session)
+        async with conversation.lock:
+            steps, plan = await self._turn(conversation, text)
+        notes = plan.notes if plan is not None else []
+        empty = plan.clarify or "" if plan is not None else ""
+        ms = (time.perf_counter() - started) * 1000
+        return merge(text, steps, self.settings, ms, notes, session, empty)
+
+    async def _turn(
+        self, conversation: Conversation, text: str
+    ) -> tuple[list[StepResult], Plan | None]:
+        normalized = self.understander.normalizer.normalize(text).text
+        reply = self.yes_no.read(normalized)
+        if reply is not None:
+            return await self._reply(conversation, text, reply), None
+        earlier = [self._said(w.part, "dropped") for w in conversation.take_waiting()]
+        plan = self.understander.understand(text, conversation.context)
+        steps = await self.executor.run(plan, conversation.session)
+        conversation.context.remember(plan)
+        self._keep_only_asked(conversation, steps)
+        self._hold(conversation, steps)
+        return earlier + steps, plan
+
+    async def _reply(self, conversation: Conversation, text: str, yes: bool) -> list[StepResult]:
+        """A yes or a no: to the waiting actions, else (a no) to a clarifying question."""
+        waiting = conversation.take_waiting()
+        if not waiting:
+            pending = conversation.context.pending
+            if pending is not None and not yes:
+                conversation.context.pending = None
+                return [self._said(pending.part, "refused")]
+            return [self._nothing_pending(text)]
+        if not yes:
+            return [self._said(w.part, "refused") for w in waiting]
+        live = [w.part for w in waiting if not self.conversations.expired(w)]
+        late = [self._said(w.part, "expired") for w in waiting if self.conversations.expired(w)]
+        done = await self.executor.carry_out(live, conversation.session) if live else []
+        self._hold(conversation, done)
+        return late + done
+
+    @staticmethod
+    def _keep_only_asked(conversation: Conversation, steps: list[StepResult]) -> None:
+        """The context waits for a choice only if the question was asked: not for a part
+        of a branch that did not run ("if it rains, turn on the light")."""
+        pending = conversation.context.pending
+        asked = [
+            r.part for s in steps for r in s.parts if r.answer.data.get("waiting_for") == "choice"
+        ]
+        if pending is not None and not any(pending.part is part for part in asked):
+            conversation.context.pending = None
+
+    def _hold(self, conversation: Conversation, steps: list[StepResult]) -> None:
+        """Keep every action a source asked a yes for (not the questions back)."""
+        now = self.conversations.clock()
+        for step in steps:
+            for result in step.parts:
+                answer = result.answer
+                if answer.status is Status.NEEDS_CONFIRMATION and "waiting_for" not in answer.data:
+                    answer.data["waiting_for"] = "confirmation"
+                    conversation.waiting.append(Waiting(result.part, now))
+
+    def _said(self, part: Part, key: str) -> StepResult:
+        text = as_sentence(self.settings.replies.say(key, request=part.text))
+        answer = PartAnswer(text, Status.DECLINED, part.source, {"reason": key})
+        return StepResult(text, [PartResult(part, answer)])
+
+    def _nothing_pending(self, said: str) -> StepResult:
+        text = as_sentence(self.settings.replies.say("nothing_pending"))
+        answer = PartAnswer(text, Status.OUT_OF_SCOPE, None, {"reason": "nothing_pending"})
+        return StepResult(text, [PartResult(Part(text=said), answer)])
+
+
+async def _start(source: Source) -> None:
+    try:
+        await source.start()
+    except Exception:  # start must not raise; if it does, the source answers errors later
+        log.exception("the %s source failed to start", source.name)

@@ -1,0 +1,48 @@
+"""The shipped `sources/*.yaml` as defaults under the owner's own files.
+
+An owner's file may be older than the code, or leave keys out: every key it
+does not set is taken from the shipped file, at every depth. Templates are
+filled so that a field the owner misspelt stays visible as ``{name}``
+instead of raising.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from typing import Any
+
+import yaml
+
+from mnemolis.config import bundled_config_dir
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def bundled_source_yaml(stem: str) -> dict[str, Any]:
+    """The shipped `sources/<stem>.yaml`; empty (and said in the log) if it is unreadable."""
+    path = bundled_config_dir() / "sources" / f"{stem}.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        log.warning("cannot read the bundled %s: %s", path, exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def merged(user: Any, default: Any) -> Any:
+    """The owner's mapping over the default one, key by key, at every depth."""
+    if isinstance(user, dict) and isinstance(default, dict):
+        out = dict(default)
+        for key, value in user.items():
+            out[key] = merged(value, default.get(key))
+        return out
+    return default if user is None else user
+
+
+class Fields(dict[str, Any]):
+    """Template fields for ``str.format_map``: a missing one stays ``{name}``."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
