@@ -21,7 +21,10 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
+
+import yaml
 
 from mnemolis.config import Config
 from mnemolis.demo.broker import BrokerLimits, BrokerThread
@@ -165,3 +168,9 @@ def _bound_not_listening() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     return sock
+
+
+def intro() -> list[str]:
+    """The welcome, example requests and how to leave (``intro.yaml``), one line each."""
+    raw = yaml.safe_load(resources.files("mnemolis.demo").joinpath("intro.yaml").read_text())
+    return [str(raw["welcome"]), *(f"  {e}" for e in raw["examples"]), str(raw["farewell_hint"])]
