@@ -40,6 +40,7 @@ bench: venv
 	$(BIN)/python bench/mqtt.py
 	$(BIN)/python bench/kiwix.py
 	$(BIN)/python bench/weather.py
+	$(BIN)/python bench/demo.py
 	$(BIN)/python bench/execute.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat

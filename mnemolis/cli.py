@@ -170,12 +170,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 async def _turns(interactive: bool) -> AsyncIterator[str]:
-    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter."""
+    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter.
+    The next prompt waits until the caller asks for the next line (its answer is out)."""
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
+    wanted = threading.Event()
+    wanted.set()
 
     def read() -> None:
         while True:
+            wanted.wait()
+            wanted.clear()
             try:
                 line: str | None = input("> ") if interactive else sys.stdin.readline() or None
             except EOFError:
@@ -187,6 +192,7 @@ async def _turns(interactive: bool) -> AsyncIterator[str]:
     threading.Thread(target=read, name="chat-input", daemon=True).start()
     while (line := await lines.get()) is not None:
         yield line
+        wanted.set()
 
 
 async def _converse(assistant: Assistant, as_json: bool) -> int:

@@ -86,7 +86,7 @@ WITH_WILL = 0x04
 class BrokerLimits:
     """How much one client, and all of them together, may make the broker hold."""
 
-    max_packet_bytes: int = 16 * 2**20  # zigbee2mqtt's bridge/devices can be megabytes
+    max_packet_bytes: int = 9 * 2**20  # zigbee2mqtt/bridge/devices may be 8 MiB (mqtt.yaml limits)
     max_clients: int = 200
     max_subscriptions: int = 2_000  # per client
     max_retained: int = 20_000
