@@ -9,11 +9,19 @@ import time
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from mnemolis.demo.broker import BrokerThread, topic_matches
+from mnemolis.demo.mqtt_packets import (
+    MalformedPacket,
+    UnsupportedVersion,
+    parse_connect,
+    parse_packet,
+)
 from tests.support_demo import (
     DISCONNECT,
     V5,
@@ -465,3 +473,44 @@ def test_two_brokers_run_side_by_side_on_their_own_ports() -> None:
         finally:
             a.close()
             b.close()
+
+
+# ----------------------------------------------------------------- any bytes at all
+
+
+@given(first=st.integers(0, 255), body=st.binary(max_size=300), version=st.sampled_from([4, 5]))
+def test_any_packet_is_parsed_or_refused_as_malformed(first: int, body: bytes, version: int) -> None:
+    """The codec never fails any other way: what it cannot read closes one connection."""
+    try:
+        packet = parse_packet(first, body, version)
+    except MalformedPacket:
+        return
+    assert type(packet).__name__ in CLIENT_PACKETS
+
+
+CLIENT_PACKETS = {"Publish", "Subscribe", "Unsubscribe", "Acknowledgement", "Disconnect", "Ping"}
+
+
+@given(body=st.binary(max_size=300))
+def test_any_connect_is_parsed_or_refused(body: bytes) -> None:
+    try:
+        connect = parse_connect(b"\x00\x04MQTT\x05" + body)
+    except (MalformedPacket, UnsupportedVersion):
+        return
+    assert connect.version == 5 and isinstance(connect.client_id, str)
+
+
+@settings(max_examples=25, deadline=None)
+@given(junk=st.binary(min_size=1, max_size=200))
+def test_junk_after_connect_never_stops_the_broker(junk: bytes) -> None:
+    with BrokerThread() as broker:
+        bad = RawClient(broker)
+        bad.send(connect_packet("junk") + junk)
+        good = Client(broker).connect()
+        try:
+            good.subscribe("alive")
+            good.publish("alive", b"yes")
+            assert good.expect(1)[0].payload == b"yes"
+        finally:
+            good.close()
+            bad.close()
