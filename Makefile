@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: venv test gate lint typecheck check bench demo clean
 
 $(BIN)/mnemolis: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Mnemolis needs Python 3.11 or newer, and $(PYTHON) is " + sys.version.split()[0] + ": run make with PYTHON=python3.11 (or newer)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -39,10 +40,14 @@ bench: venv
 	$(BIN)/python bench/mqtt.py
 	$(BIN)/python bench/kiwix.py
 	$(BIN)/python bench/weather.py
+	$(BIN)/python bench/demo.py
+	$(BIN)/python bench/execute.py
 	$(BIN)/python bench/load.py
 
+# The README's main command: set-up on a fresh machine, then the demo home and a chat
+# with it; ASK="..." answers one request instead.
 demo: venv
-	$(BIN)/mnemolis demo
+	$(BIN)/mnemolis demo $(if $(ASK),--ask "$(ASK)")
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from mnemolis.sources.base import NameSource, PartAnswer, Source, Status
 from mnemolis.sources.clock import ClockSource
 from mnemolis.sources.kiwix import KiwixSource
 from mnemolis.sources.mqtt import DiscoveryReport, MqttSource
+from mnemolis.sources.mqtt_settings import load_mqtt_settings
 from mnemolis.sources.readings import SensorReader, SensorReading
 from mnemolis.sources.weather import WeatherSource
 from mnemolis.understand import Understander, registry_from_config
@@ -57,13 +58,16 @@ def mqtt_sensor_reader(mqtt: MqttSource) -> SensorReader:
     return read
 
 
-def default_sources(config: Config, registry: DeviceRegistry) -> list[Source]:
-    """The four sources as `sources/*.yaml` and the environment configure them."""
-    mqtt = MqttSource(config, registry)
+def default_sources(
+    config: Config, registry: DeviceRegistry, environ: Mapping[str, str] | None = None
+) -> list[Source]:
+    """The four sources as `sources/*.yaml` and the environment (``environ``, else the
+    process's: the demo home hands over its own) configure them."""
+    mqtt = MqttSource(config, registry, load_mqtt_settings(config, environ))
     return [
         mqtt,
-        KiwixSource(config),
-        WeatherSource(config, sensor_reader=mqtt_sensor_reader(mqtt)),
+        KiwixSource(config, environ=environ),
+        WeatherSource(config, sensor_reader=mqtt_sensor_reader(mqtt), environ=environ),
         ClockSource(config),
     ]
 

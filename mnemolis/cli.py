@@ -1,4 +1,4 @@
-"""The `mnemolis` command: ask, chat, doctor, parse, explain and check
+"""The `mnemolis` command: ask, chat, demo, doctor, parse, explain and check
 (the daemon, `mnemolis serve`, lives in serve/)."""
 
 from __future__ import annotations
@@ -11,18 +11,20 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 
 from mnemolis.answer import Answer, Outcome
-from mnemolis.assistant import Assistant
+from mnemolis.assistant import Assistant, default_sources
 from mnemolis.assistant_settings import AssistantSettings
-from mnemolis.config import Config, ConfigError, load_config
+from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
+from mnemolis.demo.home import DemoHome, intro
 from mnemolis.doctor import Finding, Level, diagnose, format_findings
 from mnemolis.evaluate import add_eval_parser
 from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
 from mnemolis.serve.settings import load_serve_settings
-from mnemolis.understand import Context, Trace, Understander
+from mnemolis.understand import Context, Trace, Understander, registry_from_config
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -171,12 +173,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 async def _turns(interactive: bool) -> AsyncIterator[str]:
-    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter."""
+    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter.
+    The next prompt waits until the caller asks for the next line (its answer is out)."""
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
+    wanted = threading.Event()
+    wanted.set()
 
     def read() -> None:
         while True:
+            wanted.wait()
+            wanted.clear()
             try:
                 line: str | None = input("> ") if interactive else sys.stdin.readline() or None
             except EOFError:
@@ -188,21 +195,27 @@ async def _turns(interactive: bool) -> AsyncIterator[str]:
     threading.Thread(target=read, name="chat-input", daemon=True).start()
     while (line := await lines.get()) is not None:
         yield line
+        wanted.set()
 
 
-async def _chat(config: Config, as_json: bool) -> int:
+async def _converse(assistant: Assistant, as_json: bool) -> int:
+    """The chat loop: one turn a line of standard input, until its end or a quit word."""
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
-    async with Assistant.running(config, one_shot=True) as assistant:
-        async for line in _turns(interactive):
-            text = line.strip()
-            if not text:
-                continue
-            if " ".join(text.lower().split()) in assistant.settings.quit_words:
-                break
-            _print_answer(await assistant.ask(text, session="chat"), as_json)
+    async for line in _turns(interactive):
+        text = line.strip()
+        if not text:
+            continue
+        if " ".join(text.lower().split()) in assistant.settings.quit_words:
+            break
+        _print_answer(await assistant.ask(text, session="chat"), as_json)
     return EXIT_OK
+
+
+async def _chat(config: Config, as_json: bool) -> int:
+    async with Assistant.running(config, one_shot=True) as assistant:
+        return await _converse(assistant, as_json)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -223,6 +236,45 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     for line in format_findings(findings):
         print(line)
     return EXIT_FAILED if any(f.level is Level.BROKEN for f in findings) else EXIT_OK
+
+
+async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
+    registry = registry_from_config(config)
+    sources = default_sources(config, registry, home.environment.variables())
+    async with Assistant.running(
+        config, sources=sources, registry=registry, one_shot=True
+    ) as assistant:
+        if args.ask is not None:
+            answer = await assistant.ask(args.ask)
+            _print_answer(answer, args.json)
+            return OUTCOME_EXIT[answer.outcome]
+        if sys.stdin.isatty():
+            print("\n".join(intro()), file=sys.stderr)
+        return await _converse(assistant, args.json)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The embedded default home, then a chat with it (or one answer with --ask)."""
+    config = load_config(args.config or bundled_config_dir())
+    _quiet_logs()
+    # the demo's weather service fails by design, and every weather answer says so
+    weather_log = logging.getLogger("mnemolis.sources.weather")
+    level = weather_log.level
+    weather_log.setLevel(logging.ERROR)
+    home = DemoHome(config, Path(args.cache) if args.cache else None)
+    try:
+        try:
+            home.start()
+        except (OSError, TimeoutError) as exc:
+            print(f"mnemolis: the demo home could not start: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        if args.ask is None:
+            for line in home.summary():
+                print(f"demo: {line}", file=sys.stderr)
+        return asyncio.run(_demo(config, home, args))
+    finally:
+        home.stop()
+        weather_log.setLevel(level)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -280,6 +332,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser(
+        "demo",
+        help="the embedded default home, then a chat with it",
+        description="Start the demo home in this process (an MQTT broker on a free loopback "
+        "port with the simulated devices of sources/mqtt.yaml, the demo encyclopedia, the "
+        "demo's recorded forecast), then chat with it, or answer one request with --ask. "
+        "Uses the bundled configuration unless --config names another. No root, no "
+        "network; the home stops when the command ends.",
+        epilog=ASK_EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--ask", metavar="REQUEST", help="answer this one request and exit")
+    p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    p.add_argument(
+        "--cache", metavar="DIR", help="where the demo keeps its files (default: ~/.cache/mnemolis)"
+    )
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_demo)
 
     add_serve_parser(sub)
     add_eval_parser(sub)

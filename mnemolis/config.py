@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -598,14 +598,23 @@ def bundled_config_dir() -> Path:
     return Path(sys.prefix) / "share" / "mnemolis"
 
 
-def find_config_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis``, then the defaults."""
+#: The system-wide configuration of an installed daemon (see packaging/).
+ETC_CONFIG_DIR = Path("/etc/mnemolis")
+CONFIG_ENV = "MNEMOLIS_CONFIG"
+
+
+def find_config_dir(
+    explicit: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    etc: Path = ETC_CONFIG_DIR,
+) -> Path:
+    """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis`` (when it holds
+    ``intents/``), then the defaults."""
     if explicit:
         return Path(explicit)
-    env = os.environ.get("MNEMOLIS_CONFIG")
+    env = (os.environ if environ is None else environ).get(CONFIG_ENV)
     if env:
         return Path(env)
-    etc = Path("/etc/mnemolis")
     if (etc / "intents").is_dir():
         return etc
     return bundled_config_dir()

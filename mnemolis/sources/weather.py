@@ -52,6 +52,11 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def forecast_key(place: Place, units: str) -> str:
+    """The cache key of a place's forecast (the demo home seeds its file by it)."""
+    return f"{place.key}|{units}|{place.timezone or 'auto'}"
+
+
 @dataclass
 class Obtained:
     """A forecast to answer from, and how fresh it is."""
@@ -62,6 +67,7 @@ class Obtained:
     stale: bool = False  # the service failed; this is the saved forecast
     problem: str | None = None  # why the service failed, in words
     sensor: tuple[str, SensorReading] | None = None  # "right now" came from this sensor
+    origin: str | None = None  # the saved forecast never came from the service (the demo's)
 
 
 class WeatherUnavailable(Exception):
@@ -255,7 +261,7 @@ class WeatherSource:
 
     def _key(self, place: Place) -> str:
         assert self.settings is not None
-        return f"{place.key}|{self.settings.units}|{place.timezone or 'auto'}"
+        return forecast_key(place, self.settings.units)
 
     def _lock(self, key: str) -> asyncio.Lock:
         """One lock per place, so parts asking about it share one fetch; locks belong
@@ -266,11 +272,15 @@ class WeatherSource:
         return self._locks.setdefault(key, asyncio.Lock())
 
     def _recent(self, key: str) -> SavedForecast | None:
-        """A forecast young enough to use without asking: from memory, else from disk."""
+        """A forecast young enough to use without asking: from memory, else from disk.
+        One the service never sent (the demo's) is never that: the service is asked
+        first, and the answer says where it came from when it is used."""
         assert self.settings is not None
         now = self.now()
         saved = self._fresh.get(key) or self.cache.load_forecast(key)
-        if saved is None or saved.age_s(now) >= self.settings.refresh_s:
+        if saved is None or saved.origin is not None:
+            return None
+        if saved.age_s(now) >= self.settings.refresh_s:
             return None
         self._fresh[key] = saved
         return saved
@@ -319,7 +329,8 @@ class WeatherSource:
         saved = self._fresh.get(key) or self.cache.load_forecast(key)
         if saved is None or saved.age_s(self.now()) > self.settings.max_cache_age_s:
             return Obtained(place, stale=True, problem=problem)
-        return Obtained(place, self._parse(key, saved), saved.fetched_at, True, problem)
+        forecast = self._parse(key, saved)
+        return Obtained(place, forecast, saved.fetched_at, True, problem, origin=saved.origin)
 
     async def _in_thread(self, call: Callable[..., Any], request: Request, *args: Any) -> Any:
         """A blocking call in a worker thread, given up on at the deadline."""
@@ -386,6 +397,11 @@ class WeatherSource:
         first = text.split(maxsplit=1)[0].strip(",:") if text else ""
         if first not in calendar_words().weekdays:  # "Saturday" keeps its capital
             text = text[:1].lower() + text[1:]
+        if obtained.origin is not None:
+            origin = self.words.origins.get(obtained.origin, obtained.origin)
+            return capitalise(
+                self.words.sentence("stale_origin", age=age, origin=origin, sentence=text)
+            )
         return capitalise(self.words.sentence("stale", age=age, sentence=text))
 
     def _data(self, reply: Reply, obtained: Obtained) -> dict[str, Any]:
@@ -401,6 +417,8 @@ class WeatherSource:
             data["age_s"] = round((now - obtained.fetched_at).total_seconds())
         if obtained.problem:
             data["problem"] = obtained.problem
+        if obtained.origin is not None:
+            data["origin"] = obtained.origin
         if obtained.sensor is not None:
             data["sensor"], data["sensor_age_s"] = obtained.sensor[0], obtained.sensor[1].age_s
         if reply.truth is not Truth.UNKNOWN:
@@ -410,6 +428,8 @@ class WeatherSource:
     def _provenance(self, obtained: Obtained) -> dict[str, Any]:
         origin = "sensor" if obtained.sensor else "cache" if obtained.stale else "open-meteo"
         out: dict[str, Any] = {"from": origin}
+        if obtained.origin is not None and not obtained.sensor:
+            out["origin"] = obtained.origin
         if obtained.fetched_at is not None:
             out["fetched_at"] = obtained.fetched_at.isoformat()
         return out

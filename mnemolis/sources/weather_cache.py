@@ -35,6 +35,7 @@ class SavedForecast:
 
     fetched_at: datetime  # aware, UTC
     response: dict[str, Any]
+    origin: str | None = None  # set when it did not come from the service (the demo's)
 
     def age_s(self, now: datetime) -> float:
         return max(0.0, (now - self.fetched_at).total_seconds())
@@ -53,12 +54,16 @@ class WeatherCache:
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
         return self.directory / f"forecast-{digest}.json"
 
-    def save_forecast(self, key: str, response: dict[str, Any], fetched_at: datetime) -> bool:
+    def save_forecast(
+        self, key: str, response: dict[str, Any], fetched_at: datetime, origin: str | None = None
+    ) -> bool:
         record: dict[str, Any] = {
             "key": key,
             "fetched_at": fetched_at.astimezone(UTC).isoformat(),
             "response": response,
         }
+        if origin is not None:
+            record["origin"] = origin
         return self._write(self._forecast_path(key), record)
 
     def load_forecast(self, key: str) -> SavedForecast | None:
@@ -72,7 +77,8 @@ class WeatherCache:
             return None
         if not isinstance(response, dict) or fetched_at.tzinfo is None:
             return None
-        return SavedForecast(fetched_at, response)
+        origin = record.get("origin")
+        return SavedForecast(fetched_at, response, origin if isinstance(origin, str) else None)
 
     # ------------------------------------------------------------------ places
 

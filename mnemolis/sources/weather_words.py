@@ -63,6 +63,7 @@ class WeatherWords:
     sentences: dict[str, str]
     age: dict[str, str]
     reasons: dict[str, str]
+    origins: dict[str, str]  # a saved forecast that did not come from the service, by origin
 
     def describe(self, code: int | None) -> str:
         return self.codes.get(code, self.unknown_code) if code is not None else self.unknown_code
@@ -156,4 +157,5 @@ def weather_words() -> WeatherWords:
         sentences={str(k): str(v) for k, v in data["sentences"].items()},
         age={str(k): str(v) for k, v in data["age"].items()},
         reasons={str(k): str(v) for k, v in data["reasons"].items()},
+        origins={str(k): str(v) for k, v in (data.get("origins") or {}).items()},
     )
