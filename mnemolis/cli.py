@@ -12,19 +12,22 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mnemolis.answer import Answer, Outcome
-from mnemolis.assistant import Assistant, default_sources
 from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
-from mnemolis.demo.home import DemoHome, intro
-from mnemolis.doctor import Finding, Level, diagnose, format_findings
 from mnemolis.evaluate import add_eval_parser
 from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
 from mnemolis.serve.settings import load_serve_settings
 from mnemolis.understand import Context, Trace, Understander, registry_from_config
+
+if TYPE_CHECKING:  # sources, the demo home and the doctor load only for the commands using them
+    from mnemolis.assistant import Assistant
+    from mnemolis.demo.home import DemoHome
+    from mnemolis.doctor import Finding
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -160,6 +163,8 @@ def _print_answer(answer: Answer, as_json: bool) -> None:
 
 
 async def _ask_once(config: Config, text: str) -> Answer:
+    from mnemolis.assistant import Assistant
+
     async with Assistant.running(config, one_shot=True) as assistant:
         return await assistant.ask(text)
 
@@ -214,6 +219,8 @@ async def _converse(assistant: Assistant, as_json: bool) -> int:
 
 
 async def _chat(config: Config, as_json: bool) -> int:
+    from mnemolis.assistant import Assistant
+
     async with Assistant.running(config, one_shot=True) as assistant:
         return await _converse(assistant, as_json)
 
@@ -225,6 +232,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 async def _doctor(config: Config) -> list[Finding]:
+    from mnemolis.assistant import Assistant
+    from mnemolis.doctor import diagnose
+
     async with Assistant.running(config, one_shot=True) as assistant:
         return await diagnose(assistant)
 
@@ -232,6 +242,8 @@ async def _doctor(config: Config) -> list[Finding]:
 def cmd_doctor(args: argparse.Namespace) -> int:
     config = _load(args)
     _quiet_logs()
+    from mnemolis.doctor import Level, format_findings
+
     findings = asyncio.run(_doctor(config))
     for line in format_findings(findings):
         print(line)
@@ -239,6 +251,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
+    from mnemolis.assistant import Assistant, default_sources
+    from mnemolis.demo.home import intro
+
     registry = registry_from_config(config)
     sources = default_sources(config, registry, home.environment.variables())
     async with Assistant.running(
@@ -255,6 +270,8 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default home, then a chat with it (or one answer with --ask)."""
+    from mnemolis.demo.home import DemoHome
+
     config = load_config(args.config or bundled_config_dir())
     _quiet_logs()
     # the demo's weather service fails by design, and every weather answer says so

@@ -218,9 +218,7 @@ class _Client:
 
     def acknowledged(self, packet_id: int) -> None:
         self.inflight.discard(packet_id)
-        while self.queue and (
-            self.queue[0].qos == 0 or len(self.inflight) < self.receive_maximum
-        ):
+        while self.queue and (self.queue[0].qos == 0 or len(self.inflight) < self.receive_maximum):
             self._send(self.queue.popleft())
 
     def _new_id(self) -> int:

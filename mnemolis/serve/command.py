@@ -16,17 +16,14 @@ import logging
 import os
 import signal
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.serve.daemon import Daemon
-from mnemolis.serve.hermes import Hermes
-from mnemolis.serve.http_api import HttpApi
-from mnemolis.serve.mqtt_api import MqttApi
-from mnemolis.serve.mqtt_client import ServeMqtt
 from mnemolis.serve.settings import Flags, ServeSettings, load_serve_settings, with_flags
-from mnemolis.serve.wyoming_service import WyomingService
-from mnemolis.sources.mqtt_settings import load_mqtt_settings
+
+if TYPE_CHECKING:  # the front-ends load only when the daemon runs: `mnemolis parse` starts fast
+    from mnemolis.serve.daemon import Daemon
+    from mnemolis.serve.mqtt_client import ServeMqtt
 
 log = logging.getLogger("mnemolis.serve")
 
@@ -102,6 +99,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd], ServeMqtt | None]:
+    from mnemolis.serve.hermes import Hermes
+    from mnemolis.serve.http_api import HttpApi
+    from mnemolis.serve.mqtt_api import MqttApi
+    from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.wyoming_service import WyomingService
+    from mnemolis.sources.mqtt_settings import load_mqtt_settings
+
     """The front-ends the settings switch on, and the MQTT connection they share."""
     config = daemon.generation.config
     chosen: list[FrontEnd] = []
@@ -133,6 +137,8 @@ def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd],
 
 
 async def serve(config_dir: str | None, config: Config, settings: ServeSettings) -> int:
+    from mnemolis.serve.daemon import Daemon
+
     """Run until SIGTERM or SIGINT; the exit status.
 
     The signal handlers come first, so a SIGTERM during start-up still ends cleanly."""
@@ -199,6 +205,9 @@ async def _run(
 
 
 def announce_waiting(link: ServeMqtt, chosen: list[FrontEnd]) -> None:
+    from mnemolis.serve.hermes import Hermes
+    from mnemolis.serve.mqtt_api import MqttApi
+
     names = [f.name for f in chosen if isinstance(f, MqttApi | Hermes)]
     log.info("%s: connecting to the MQTT broker %s", " and ".join(names), link.address)
 
