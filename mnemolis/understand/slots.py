@@ -164,8 +164,8 @@ class SlotExtractor:
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
                 max(noun.end, span[1]),
             )
-        if nouns and candidates:
-            pass
+        if candidates:
+            pass  # a type noun named them
         elif room is not None:
             # "vacuum the living room": every device of the kinds the intent acts on,
             # narrowed to the room below
