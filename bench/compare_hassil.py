@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from mnemolis.config import Config, load_config
-from mnemolis.evaluate import evaluate_rows, make_keyer, select_rows
+from mnemolis.evaluation.command import evaluate_rows, make_keyer, select_rows
 from mnemolis.evaluation.datasets import DataError, read_dataset
 from mnemolis.evaluation.metrics import CLASSES, Confusion, class_of, percentile
 from mnemolis.understand import Understander

@@ -34,7 +34,7 @@ from mnemolis.config import Config, load_config
 from mnemolis.demo.broker import BrokerThread
 from mnemolis.demo.home import DemoHome
 from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto
-from mnemolis.sources.mqtt_link import no_delay
+from mnemolis.mqtt_connection.link import no_delay
 from mnemolis.understand import registry_from_config
 
 
@@ -171,7 +171,7 @@ def main() -> int:
     parser.add_argument("--asks", type=int, default=200)
     args = parser.parse_args()
     # the demo's weather service fails by design on every weather question; answers say so
-    logging.getLogger("mnemolis.sources.weather").setLevel(logging.ERROR)
+    logging.getLogger("mnemolis.sources.weather.source").setLevel(logging.ERROR)
     config = load_config()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="mnemolis-bench-demo-") as scratch:

@@ -42,7 +42,7 @@ from mnemolis.demo.zim import (  # noqa: E402
 )
 from mnemolis.plan import Part  # noqa: E402
 from mnemolis.sources.base import Request  # noqa: E402
-from mnemolis.sources.kiwix import KiwixSource  # noqa: E402
+from mnemolis.sources.kiwix.source import KiwixSource  # noqa: E402
 from tests.support_kiwix import kiwix_serve_process  # noqa: E402
 
 SYLLABLES = [

@@ -179,9 +179,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mnemolis-load-") as scratch:
         folder = Path(scratch)
         zims = build_test_zims(folder)
-        with running_home(folder, zims.main) as home, running_daemon(
-            home, FLAGS, ["http", "mqtt-api"]
-        ) as daemon:
+        with (
+            running_home(folder, zims.main) as home,
+            running_daemon(home, FLAGS, ["http", "mqtt-api"]) as daemon,
+        ):
             tallies, memory = load(daemon, home.broker.host, home.broker.port, args)
         failures = sum(t.lost + t.duplicated + t.wrong for t in tallies)
     report(tallies, memory, args.clients)

@@ -29,8 +29,8 @@ from mnemolis.demo.simulator import Simulator
 from mnemolis.devices import Device
 from mnemolis.plan import Part
 from mnemolis.sources.base import Request, Status
-from mnemolis.sources.mqtt import MqttSource
-from mnemolis.sources.mqtt_settings import load_mqtt_settings
+from mnemolis.sources.mqtt.settings import load_mqtt_settings
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander, registry_from_config
 
 CONSONANTS = "bdfgklmnprstvz"

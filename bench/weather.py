@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 from mnemolis.config import load_config  # noqa: E402
 from mnemolis.plan import Part  # noqa: E402
 from mnemolis.sources.base import Request  # noqa: E402
-from mnemolis.sources.clock import ClockSource  # noqa: E402
-from mnemolis.sources.forecast import parse_forecast  # noqa: E402
-from mnemolis.sources.weather import WeatherSource  # noqa: E402
+from mnemolis.sources.clock.source import ClockSource  # noqa: E402
+from mnemolis.sources.weather.forecast import parse_forecast  # noqa: E402
+from mnemolis.sources.weather.source import WeatherSource  # noqa: E402
 from tests.support_open_meteo import OpenMeteoReplay, recorded, weather_environ  # noqa: E402
 from tests.support_time import FrozenClock  # noqa: E402
 

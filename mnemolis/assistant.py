@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -27,49 +28,35 @@ from mnemolis.execute import Executor
 from mnemolis.merge import merge
 from mnemolis.plan import Part, Plan
 from mnemolis.sentences import as_sentence
-from mnemolis.sources.base import NameSource, PartAnswer, Source, Status
-from mnemolis.sources.clock import ClockSource
-from mnemolis.sources.kiwix import KiwixSource
-from mnemolis.sources.mqtt import DiscoveryReport, MqttSource
-from mnemolis.sources.mqtt_settings import load_mqtt_settings
-from mnemolis.sources.readings import SensorReader, SensorReading
-from mnemolis.sources.weather import WeatherSource
+from mnemolis.sources import registry as registry_of_sources
+from mnemolis.sources.base import FillsRegistry, PartAnswer, Source, SourceContext, Status
+from mnemolis.state_dir import state_dir
 from mnemolis.understand import Understander, registry_from_config
+from mnemolis.understand.lookup import NameSource
 
 log = logging.getLogger(__name__)
 
 S = TypeVar("S")
 
 
-def mqtt_sensor_reader(mqtt: MqttSource) -> SensorReader:
-    """Local sensors for the weather source, read from the MQTT source's state cache."""
-
-    def read(name: str) -> SensorReading | None:
-        device = mqtt.registry.by_name(name)
-        state = mqtt.state_of(device.id) if device is not None else None
-        if device is None or state is None or state.available is False:
-            return None
-        value = state.values.get("value")
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return None
-        age = state.age(mqtt.cache.clock()) or 0.0
-        return SensorReading(float(value), device.unit or "", age)
-
-    return read
-
-
 def default_sources(
-    config: Config, registry: DeviceRegistry, environ: Mapping[str, str] | None = None
+    config: Config,
+    registry: DeviceRegistry,
+    environ: Mapping[str, str] | None = None,
+    extras: Mapping[str, Any] | None = None,
 ) -> list[Source]:
-    """The four sources as `sources/*.yaml` and the environment (``environ``, else the
-    process's: the demo home hands over its own) configure them."""
-    mqtt = MqttSource(config, registry, load_mqtt_settings(config, environ))
-    return [
-        mqtt,
-        KiwixSource(config, environ=environ),
-        WeatherSource(config, sensor_reader=mqtt_sensor_reader(mqtt), environ=environ),
-        ClockSource(config),
-    ]
+    """Every source of the registry, as `sources/*.yaml` and the environment
+    (``environ``, else the process's: the demo home hands over its own) configure
+    them; ``extras`` is what the entry point hands in (the demo ZIM)."""
+    env = os.environ if environ is None else environ
+    context = SourceContext(
+        config=config,
+        registry=registry,
+        environ=env,
+        state_dir=state_dir(env),
+        extras=dict(extras or {}),
+    )
+    return registry_of_sources.build(context)
 
 
 class Assistant:
@@ -92,7 +79,7 @@ class Assistant:
         self.executor = Executor(self.sources, settings)
         self.conversations = Conversations(settings, clock)
         self.yes_no = YesNo(config.language.yes_words, config.language.no_words)
-        self.discovery: DiscoveryReport | None = None
+        self.discovery: Any = None  # what a one-shot start heard (`FillsRegistry`)
         self._closed = False
 
     # ------------------------------------------------------------------ life
@@ -108,6 +95,7 @@ class Assistant:
         one_shot: bool = False,
         clock: Callable[[], float] = time.monotonic,
         understander: Understander | None = None,
+        extras: Mapping[str, Any] | None = None,
     ) -> Assistant:
         """Start the sources and build the understander.
 
@@ -118,22 +106,27 @@ class Assistant:
         ``understander`` is used as it is (its registry replaces ``registry``,
         and it gets no encyclopedia titles); tests share one to start faster.
         ``clock`` (monotonic seconds) times confirmations and idle sessions.
+        ``extras`` go to the source factories (the CLI hands in the demo ZIM).
         Raises `ConfigError` for a broken configuration, nothing else.
         """
         settings = settings or AssistantSettings.from_config(config)
         if understander is not None:
             registry = understander.registry
         registry = registry if registry is not None else registry_from_config(config)
-        chosen = list(sources) if sources is not None else default_sources(config, registry)
-        names: list[NameSource] = [s for s in chosen if isinstance(s, KiwixSource)]
-        others = [s for s in chosen if not isinstance(s, MqttSource)]
+        chosen = (
+            list(sources)
+            if sources is not None
+            else default_sources(config, registry, extras=extras)
+        )
+        names: list[NameSource] = [s for s in chosen if isinstance(s, NameSource)]
+        others = [s for s in chosen if not isinstance(s, FillsRegistry)]
         starting = asyncio.gather(*(_start(s) for s in others))
         if understander is None:  # subscribed to the registry before the broker can change it
             understander = await asyncio.to_thread(Understander, config, registry, names)
         await starting
         assistant = cls(config, settings, registry, understander, chosen, clock)
         for source in chosen:
-            if isinstance(source, MqttSource):
+            if isinstance(source, FillsRegistry):
                 await _start(source)
                 if one_shot:
                     assistant.discovery = await source.wait_for_devices()
@@ -162,7 +155,7 @@ class Assistant:
                 log.exception("the %s source failed to close", source.name)
 
     def source_of(self, kind: type[S]) -> S | None:
-        """The running source of one kind (`MqttSource`, `KiwixSource` ...), if any."""
+        """The running source of one class (tests and the demo ask for `MqttSource`), if any."""
         return next((s for s in self.sources.values() if isinstance(s, kind)), None)
 
     def forget(self, session: str) -> None:

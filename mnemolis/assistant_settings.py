@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.bundled import Fields, bundled_source_yaml, merged
-from mnemolis.config import Config, _At
+from mnemolis.config import At, Config
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class AssistantSettings:
     @classmethod
     def from_config(cls, config: Config) -> AssistantSettings:
         path = config.root / "sources" / f"{STEM}.yaml"
-        at = _At(path)
+        at = At(path)
         defaults = bundled_source_yaml(STEM)
         raw = config.sources.get(STEM) or {}
         known = {*NUMBERS, "replies", "quit_words"}
@@ -130,13 +130,13 @@ class AssistantSettings:
         )
 
 
-def _number(value: Any, at: _At, low: float, high: float) -> float:
+def _number(value: Any, at: At, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
         raise at.error(f"{at.keys[-1]} must be a number from {low:g} to {high:g}, not {value!r}")
     return float(value)
 
 
-def _check_declined(config: Config, table: Any, at: _At) -> None:
+def _check_declined(config: Config, table: Any, at: At) -> None:
     """A sentence for an intent that does not exist is a typo worth a line number."""
     if table is None:
         return

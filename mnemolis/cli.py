@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from mnemolis.answer import Answer, Outcome
 from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
-from mnemolis.evaluate import add_eval_parser
+from mnemolis.evaluation.command import add_eval_parser
 from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
@@ -153,6 +153,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failures else EXIT_OK
 
 
+def source_extras() -> dict[str, object]:
+    """What the CLI hands the sources: the demo ZIM, built only if a source asks for it
+    (the Kiwix source, when no book is configured)."""
+
+    def demo_book(directory: Path | None) -> Path:
+        from mnemolis.demo.zim import demo_book as build
+
+        return build(directory)
+
+    return {"demo_zim": demo_book}
+
+
 def _quiet_logs() -> None:
     """Sources log what went wrong; the reply already says it, so only warnings show."""
     logging.basicConfig(level=logging.WARNING, format="mnemolis: %(message)s")
@@ -165,7 +177,7 @@ def _print_answer(answer: Answer, as_json: bool) -> None:
 async def _ask_once(config: Config, text: str) -> Answer:
     from mnemolis.assistant import Assistant
 
-    async with Assistant.running(config, one_shot=True) as assistant:
+    async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
         return await assistant.ask(text)
 
 
@@ -221,7 +233,7 @@ async def _converse(assistant: Assistant, as_json: bool) -> int:
 async def _chat(config: Config, as_json: bool) -> int:
     from mnemolis.assistant import Assistant
 
-    async with Assistant.running(config, one_shot=True) as assistant:
+    async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
         return await _converse(assistant, as_json)
 
 
@@ -235,7 +247,7 @@ async def _doctor(config: Config) -> list[Finding]:
     from mnemolis.assistant import Assistant
     from mnemolis.doctor import diagnose
 
-    async with Assistant.running(config, one_shot=True) as assistant:
+    async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
         return await diagnose(assistant)
 
 
@@ -255,7 +267,7 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
     from mnemolis.demo.home import intro
 
     registry = registry_from_config(config)
-    sources = default_sources(config, registry, home.environment.variables())
+    sources = default_sources(config, registry, home.environment.variables(), source_extras())
     async with Assistant.running(
         config, sources=sources, registry=registry, one_shot=True
     ) as assistant:
@@ -275,7 +287,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     config = load_config(args.config or bundled_config_dir())
     _quiet_logs()
     # the demo's weather service fails by design, and every weather answer says so
-    weather_log = logging.getLogger("mnemolis.sources.weather")
+    weather_log = logging.getLogger("mnemolis.sources.weather.source")
     level = weather_log.level
     weather_log.setLevel(logging.ERROR)
     home = DemoHome(config, Path(args.cache) if args.cache else None)
@@ -377,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.source_extras = source_extras()
     try:
         result: int = args.func(args)
         return result

@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The sources a part can be routed to; ``None`` means out of scope.
-SOURCES = ("mqtt", "weather", "kiwix", "clock")
-
 SlotValue = Any
 
 

@@ -23,15 +23,15 @@ from typing import Any
 import pytest
 
 from mnemolis.answer import Answer
-from mnemolis.assistant import Assistant, mqtt_sensor_reader
+from mnemolis.assistant import Assistant
 from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Announce, Simulator
 from mnemolis.sources.base import Status
-from mnemolis.sources.clock import ClockSource
-from mnemolis.sources.kiwix import KiwixSource
-from mnemolis.sources.mqtt import MqttSource
+from mnemolis.sources.clock.source import ClockSource
+from mnemolis.sources.kiwix.source import KiwixSource
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander, registry_from_config
 from tests.support_kiwix import KiwixZims, kiwix_config
 from tests.support_mqtt import settings_for
@@ -140,7 +140,7 @@ async def running_assistant(
     clock = FrozenClock(instant)
     mqtt = MqttSource(config, registry, settings_for(config, broker, **mqtt_timeouts))
     kiwix = KiwixSource(kiwix_config(config, books=[{"path": str(zim)}]), environ={})
-    weather = make_source(config, weather_url, cache_dir, clock, mqtt_sensor_reader(mqtt))
+    weather = make_source(config, weather_url, cache_dir, clock, mqtt.read_sensor)
     turns = TurnClock()
     assistant = await Assistant.start(
         config,

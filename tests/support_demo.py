@@ -301,7 +301,9 @@ def demo_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("demo-cache")
 
 
-def running_demo(config: Config, cache: Path, now: Callable[[], datetime] | None = None) -> DemoHome:
+def running_demo(
+    config: Config, cache: Path, now: Callable[[], datetime] | None = None
+) -> DemoHome:
     home = DemoHome(config, cache, now=now) if now is not None else DemoHome(config, cache)
     return home.start()
 

@@ -30,7 +30,7 @@ from mnemolis.config import Config
 from mnemolis.demo.zim import ZimArticle, ZimBook, ZimOption, write_zim
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
-from mnemolis.sources.kiwix import KiwixSource
+from mnemolis.sources.kiwix.source import KiwixSource
 
 KIWIX_SERVE = "kiwix-serve"
 

@@ -22,8 +22,8 @@ from mnemolis.demo.simulator import Announce, Simulator
 from mnemolis.devices import Device, DeviceRegistry
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
-from mnemolis.sources.mqtt import MqttSource
-from mnemolis.sources.mqtt_settings import MqttSettings, Timeouts, load_mqtt_settings
+from mnemolis.sources.mqtt.settings import MqttSettings, Timeouts, load_mqtt_settings
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import registry_from_config
 from tests.conftest import IN_CI
 

@@ -43,7 +43,7 @@ from paho.mqtt.properties import Properties
 from mnemolis.config import load_config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
-from mnemolis.sources.mqtt_link import no_delay
+from mnemolis.mqtt_connection.link import no_delay
 from tests.support_kiwix import KiwixZims
 from tests.support_mqtt import require_mosquitto
 from tests.support_open_meteo import OpenMeteoReplay

@@ -11,8 +11,7 @@ from typing import Any
 from mnemolis.config import Config
 from mnemolis.plan import Part
 from mnemolis.sources.base import Evaluation, PartAnswer, Request
-from mnemolis.sources.readings import SensorReader
-from mnemolis.sources.weather import WeatherSource
+from mnemolis.sources.weather.source import SensorReader, WeatherSource
 from mnemolis.understand import Understander
 from tests.support_open_meteo import weather_environ, with_weather
 from tests.support_time import FrozenClock

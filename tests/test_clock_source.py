@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from mnemolis.config import Config, ConfigError, _At
+from mnemolis.config import At, Config, ConfigError
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status, Truth
-from mnemolis.sources.calendar_dates import easter_sunday, load_holidays, nth_weekday
-from mnemolis.sources.clock import ClockSource
+from mnemolis.sources.clock.calendar_dates import easter_sunday, load_holidays, nth_weekday
+from mnemolis.sources.clock.source import ClockSource
 from mnemolis.understand import Understander
 from tests.support_time import FrozenClock
 
@@ -225,7 +225,7 @@ def test_nth_weekday(args: tuple[int, int, int, int], expected: date | None) -> 
 
 
 def test_holiday_errors_name_the_file(config: Config) -> None:
-    at = _At(config.root / "sources" / "clock.yaml") / "holidays"
+    at = At(config.root / "sources" / "clock.yaml") / "holidays"
     with pytest.raises(
         ConfigError, match=r"clock\.yaml:\d+: holiday 'Christmas': date must be MM-DD"
     ):

@@ -355,8 +355,14 @@ MISBEHAVIOUR = [
     ("string longer than the packet", bytes([0x10, 4, 0, 200, ord("M"), ord("Q")])),
     ("second connect", connect_packet("bad") + connect_packet("bad")),
     ("publish with qos 3", connect_packet("bad") + bytes([0x36, 5, 0, 1, ord("a"), 0, 1])),
-    ("wildcard in a publish topic", connect_packet("bad") + bytes([0x30, 4, 0, 2, ord("a"), ord("#")])),
-    ("subscribe with wrong flags", connect_packet("bad") + bytes([0x80]) + subscribe_packet("x")[1:]),
+    (
+        "wildcard in a publish topic",
+        connect_packet("bad") + bytes([0x30, 4, 0, 2, ord("a"), ord("#")]),
+    ),
+    (
+        "subscribe with wrong flags",
+        connect_packet("bad") + bytes([0x80]) + subscribe_packet("x")[1:],
+    ),
     ("subscribe without a filter", connect_packet("bad") + bytes([0x82, 2, 0, 1])),
     ("reserved packet type", SUBSCRIBED + bytes([0x00, 0])),
     ("invalid utf-8 topic", connect_packet("bad") + bytes([0x30, 5, 0, 2, 0xC3, 0x28, ord("x")])),
@@ -479,7 +485,9 @@ def test_two_brokers_run_side_by_side_on_their_own_ports() -> None:
 
 
 @given(first=st.integers(0, 255), body=st.binary(max_size=300), version=st.sampled_from([4, 5]))
-def test_any_packet_is_parsed_or_refused_as_malformed(first: int, body: bytes, version: int) -> None:
+def test_any_packet_is_parsed_or_refused_as_malformed(
+    first: int, body: bytes, version: int
+) -> None:
     """The codec never fails any other way: what it cannot read closes one connection."""
     try:
         packet = parse_packet(first, body, version)

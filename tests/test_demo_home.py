@@ -13,9 +13,9 @@ import pytest
 from mnemolis.config import Config
 from mnemolis.demo.home import SIMULATOR_CLIENT_ID, DemoHome
 from mnemolis.sources.base import Request, Status
-from mnemolis.sources.kiwix import KiwixSource
-from mnemolis.sources.mqtt import MqttSource
-from mnemolis.sources.mqtt_settings import load_mqtt_settings
+from mnemolis.sources.kiwix.source import KiwixSource
+from mnemolis.sources.mqtt.settings import load_mqtt_settings
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander, registry_from_config
 from tests.support_demo import demo_cache, demo_home, port_refuses, running_demo
 from tests.support_mqtt import part_for, without_yaml_devices

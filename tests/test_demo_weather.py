@@ -17,9 +17,9 @@ from mnemolis.demo.recorded_weather import (
     seed_demo_forecast,
 )
 from mnemolis.sources.base import Request, Status, Truth
-from mnemolis.sources.weather import WeatherSource, forecast_key
-from mnemolis.sources.weather_cache import WeatherCache
-from mnemolis.sources.weather_settings import WeatherSettings
+from mnemolis.sources.weather.cache import WeatherCache
+from mnemolis.sources.weather.settings import WeatherSettings
+from mnemolis.sources.weather.source import WeatherSource, forecast_key
 from mnemolis.understand import Understander
 from tests.support_demo import demo_cache, running_demo
 from tests.support_open_meteo import OpenMeteoReplay, open_meteo, weather_environ, with_weather

@@ -18,7 +18,7 @@ import pytest
 
 from mnemolis.cli import build_parser
 from mnemolis.config import Config
-from mnemolis.evaluate import make_keyer, run, select_rows
+from mnemolis.evaluation.command import make_keyer, run, select_rows
 from mnemolis.evaluation.compare import RowScorer, predicted_parts, readings
 from mnemolis.evaluation.datasets import (
     DataError,

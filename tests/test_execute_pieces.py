@@ -22,7 +22,7 @@ from mnemolis.merge import merge, spoken
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.sentences import as_sentence, split_sentences
 from mnemolis.sources.base import Evaluation, PartAnswer, Request, Status, Truth
-from mnemolis.sources.clock import ClockSource
+from mnemolis.sources.clock.source import ClockSource
 from tests.conftest import ROOT
 from tests.support_time import FrozenClock
 from tests.support_weather import WEDNESDAY_MORNING

@@ -9,7 +9,7 @@ import pytest
 
 from mnemolis.config import Config
 from mnemolis.sources.base import Status
-from mnemolis.sources.kiwix import KiwixSource
+from mnemolis.sources.kiwix.source import KiwixSource
 from tests.support_kiwix import (  # noqa: F401 - fixtures
     KiwixZims,
     ask,

@@ -9,9 +9,9 @@ import urllib.request
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.sources import kiwix
 from mnemolis.sources.base import Status
-from mnemolis.sources.kiwix_http import KiwixServer
+from mnemolis.sources.kiwix import source as kiwix
+from mnemolis.sources.kiwix.http import KiwixServer
 from tests.support_kiwix import (  # noqa: F401 - fixtures
     FakeKiwix,
     KiwixZims,

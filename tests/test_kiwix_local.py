@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.demo.zim import ARTICLES, ensure_demo_zim, load_book
+from mnemolis.demo.zim import ARTICLES, demo_book, ensure_demo_zim, load_book
 from mnemolis.plan import Part
-from mnemolis.sources import zim_local
 from mnemolis.sources.base import PartAnswer, Request, Source, Status, Truth
-from mnemolis.sources.kiwix import KiwixSource
-from mnemolis.sources.kiwix_book import KiwixError
-from mnemolis.sources.kiwix_names import TitleNames
-from mnemolis.sources.zim_local import LocalBook
+from mnemolis.sources.kiwix import zim_local
+from mnemolis.sources.kiwix.book import KiwixError
+from mnemolis.sources.kiwix.names import TitleNames
+from mnemolis.sources.kiwix.source import KiwixSource
+from mnemolis.sources.kiwix.zim_local import LocalBook
 from mnemolis.understand import Understander
 from tests.support_kiwix import (  # noqa: F401 - fixtures
     KiwixZims,
@@ -224,7 +224,9 @@ def test_demo_is_used_when_nothing_else_is_configured(
 @pytest.fixture(scope="module")
 def demo_source(config: Config, tmp_path_factory: pytest.TempPathFactory) -> KiwixSource:
     cache = tmp_path_factory.mktemp("cache")
-    source = KiwixSource(kiwix_config(config, demo=True), environ={}, cache_dir=cache)
+    source = KiwixSource(
+        kiwix_config(config, demo=True), environ={}, cache_dir=cache, demo_book=demo_book
+    )
     asyncio.run(source.start())
     return source
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.sources.article_text import (
+from mnemolis.sources.kiwix.article_text import (
     drop_asides,
     extract,
     html_title,
@@ -17,8 +17,8 @@ from mnemolis.sources.article_text import (
     lead_sentences,
     split_sentences,
 )
-from mnemolis.sources.kiwix_pick import TitleMatcher, TopicCleaner, plain_phrases
-from mnemolis.sources.kiwix_settings import TextRules, read_settings
+from mnemolis.sources.kiwix.pick import TitleMatcher, TopicCleaner, plain_phrases
+from mnemolis.sources.kiwix.settings import TextRules, read_settings
 from tests.support_kiwix import ADA_HTML, kiwix_config
 
 

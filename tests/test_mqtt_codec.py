@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from mnemolis.devices import Device
-from mnemolis.sources import device_codec as codec
-from mnemolis.sources import mqtt_templates as tpl
-from mnemolis.sources.device_codec import Color
+from mnemolis.sources.mqtt import codec
+from mnemolis.sources.mqtt import templates as tpl
+from mnemolis.sources.mqtt.codec import Color
 
 BLUE = Color("blue", (0, 0, 255))
 WARM = Color("warm white", (255, 197, 143), 370)

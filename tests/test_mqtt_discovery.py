@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.sources.discovery import HomeAssistantParser, Zigbee2MqttParser, check_topic
+from mnemolis.sources.mqtt.discovery import HomeAssistantParser, Zigbee2MqttParser, check_topic
 
 ROOMS = ("kitchen", "study", "porch", "living room")
 SENSORS = ("temperature", "humidity", "pressure")

@@ -14,9 +14,10 @@ import pytest
 
 from mnemolis.config import Config, ConfigError
 from mnemolis.demo.mosquitto import Mosquitto
+from mnemolis.mqtt_connection.settings import TlsSettings
 from mnemolis.sources.base import Request, Source, Status
-from mnemolis.sources.mqtt import MqttSource
-from mnemolis.sources.mqtt_settings import TlsSettings, load_mqtt_settings
+from mnemolis.sources.mqtt.settings import load_mqtt_settings
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import registry_from_config
 from tests.conftest import IN_CI
 from tests.support_mqtt import part_for, require_mosquitto

@@ -17,7 +17,7 @@ from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import zigbee2mqtt_device
 from mnemolis.devices import Device
 from mnemolis.sources.base import Request, Status, Truth
-from mnemolis.sources.mqtt import MqttSource
+from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander, registry_from_config
 from tests.support_mqtt import (
     Nowhere,

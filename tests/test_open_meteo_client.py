@@ -8,8 +8,13 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from mnemolis.sources.forecast import ForecastFormatError, parse_forecast, to_metric
-from mnemolis.sources.open_meteo import MAX_RESPONSE_BYTES, OpenMeteoClient, OpenMeteoError, Place
+from mnemolis.sources.weather.forecast import ForecastFormatError, parse_forecast, to_metric
+from mnemolis.sources.weather.open_meteo import (
+    MAX_RESPONSE_BYTES,
+    OpenMeteoClient,
+    OpenMeteoError,
+    Place,
+)
 from tests.support_open_meteo import (  # noqa: F401
     Canned,
     OpenMeteoReplay,

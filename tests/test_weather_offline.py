@@ -12,8 +12,7 @@ import pytest
 
 from mnemolis.config import Config
 from mnemolis.plan import Part
-from mnemolis.sources.base import Status
-from mnemolis.sources.readings import SensorReading
+from mnemolis.sources.base import SensorReading, Status
 from tests.support_open_meteo import (  # noqa: F401
     Canned,
     OpenMeteoReplay,
@@ -377,7 +376,7 @@ def test_sources_follow_the_protocol_and_start_never_raises(config: Config, tmp_
     import asyncio
 
     from mnemolis.sources.base import Source
-    from mnemolis.sources.clock import ClockSource
+    from mnemolis.sources.clock.source import ClockSource
 
     broken = make_source(config, closed_port_url(), tmp_path, frozen(WEDNESDAY_MORNING), units="?")
     working = make_source(config, closed_port_url(), tmp_path, frozen(WEDNESDAY_MORNING))

@@ -62,7 +62,7 @@ from mnemolis.demo.mqtt_packets import (
     suback,
     unsuback,
 )
-from mnemolis.sources.mqtt_link import no_delay
+from mnemolis.mqtt_connection.link import no_delay
 
 log = logging.getLogger(__name__)
 

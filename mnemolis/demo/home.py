@@ -31,10 +31,10 @@ from mnemolis.demo.broker import BrokerLimits, BrokerThread
 from mnemolis.demo.recorded_weather import SeededForecast, seed_demo_forecast
 from mnemolis.demo.simulator import Simulator
 from mnemolis.demo.zim import DemoZim, cache_dir, ensure_demo_zim
-from mnemolis.sources.kiwix_settings import ENV_VAR as KIWIX_ENV
-from mnemolis.sources.mqtt_settings import URL_ENV as MQTT_ENV
-from mnemolis.sources.weather import utc_now
-from mnemolis.sources.weather_settings import ENV_BASE_URL, ENV_CACHE, ENV_GEOCODING_URL
+from mnemolis.mqtt_connection.settings import URL_ENV as MQTT_ENV
+from mnemolis.sources.kiwix.settings import ENV_VAR as KIWIX_ENV
+from mnemolis.sources.weather.settings import ENV_BASE_URL, ENV_CACHE, ENV_GEOCODING_URL
+from mnemolis.sources.weather.source import utc_now
 
 log = logging.getLogger(__name__)
 

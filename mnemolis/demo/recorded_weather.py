@@ -23,9 +23,9 @@ from zoneinfo import ZoneInfo
 import yaml
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.sources.weather import forecast_key, utc_now
-from mnemolis.sources.weather_cache import WeatherCache
-from mnemolis.sources.weather_settings import ENV_CACHE, WeatherSettings
+from mnemolis.sources.weather.cache import WeatherCache
+from mnemolis.sources.weather.settings import ENV_CACHE, WeatherSettings
+from mnemolis.sources.weather.source import forecast_key, utc_now
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from mnemolis.devices import Device, slugify
-from mnemolis.sources.device_codec import JSON_KEYS  # the wire contract, not the logic
-from mnemolis.sources.mqtt_link import no_delay
+from mnemolis.mqtt_connection.link import no_delay
+from mnemolis.sources.mqtt.codec import JSON_KEYS  # the wire contract, not the logic
 
 log = logging.getLogger(__name__)
 

@@ -337,3 +337,8 @@ def main() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def demo_book(directory: Path | None = None) -> Path:
+    """The demo ZIM's path, built if needed: what the CLI hands the Kiwix source."""
+    return ensure_demo_zim(directory).path

@@ -1,4 +1,4 @@
 """Measuring the router on labelled data: formats, metrics, comparison, reports.
 
-The command itself lives in `mnemolis.evaluate`.
+The command itself lives in `mnemolis.evaluation.command`.
 """

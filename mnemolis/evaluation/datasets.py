@@ -5,7 +5,7 @@
 - ``mixsnips``: compound requests, ``text`` plus ``parts`` (each with its
   ``text`` and ``intent`` label) and ``connectors``; a mapping file again.
 - ``mnemolis``: the project's own regression format, labelled with the
-  router's own vocabulary (see `mnemolis.evaluate` for the field list).
+  router's own vocabulary (see `mnemolis.evaluation.command` for the field list).
 
 Every problem names the file and line and raises `DataError`; nothing here
 runs the router.
@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.plan import SOURCES
+from mnemolis.sources import registry as source_registry
 
 FORMATS = ("hwu64", "mixsnips", "mnemolis")
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -96,9 +96,9 @@ class Dataset:
 def _source_name(value: Any, path: Path, what: str, line: int | None = None) -> str | None:
     if value is None or value == "null":
         return None
-    if not isinstance(value, str) or value not in SOURCES:
-        known = ", ".join([*SOURCES, "null"])
-        raise DataError(path, line, f"{what}: {value!r} is not a source (one of {known})")
+    if not isinstance(value, str) or value not in source_registry.names():
+        known = source_registry.expected()
+        raise DataError(path, line, f"{what}: {value!r} is not a source ({known})")
     return value
 
 

@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from mnemolis.config import Config, ConfigError, load_config
@@ -95,18 +96,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mnemolis: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    return asyncio.run(serve(config_dir, config, settings))
+    extras = getattr(args, "source_extras", None) or {}
+    return asyncio.run(serve(config_dir, config, settings, extras))
 
 
 def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd], ServeMqtt | None]:
+    """The front-ends the settings switch on, and the MQTT connection they share."""
+    from mnemolis.mqtt_connection.settings import load_broker_settings
     from mnemolis.serve.hermes import Hermes
     from mnemolis.serve.http_api import HttpApi
     from mnemolis.serve.mqtt_api import MqttApi
     from mnemolis.serve.mqtt_client import ServeMqtt
     from mnemolis.serve.wyoming_service import WyomingService
-    from mnemolis.sources.mqtt_settings import load_mqtt_settings
 
-    """The front-ends the settings switch on, and the MQTT connection they share."""
     config = daemon.generation.config
     chosen: list[FrontEnd] = []
     if settings.http.enabled:
@@ -116,7 +118,7 @@ def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd],
         chosen.append(WyomingService(daemon, settings.wyoming, settings.limits, language, announce))
     link = None
     if settings.uses_broker:
-        broker = load_mqtt_settings(config).broker
+        broker, _ = load_broker_settings(config)
         link = ServeMqtt(broker, settings.limits.max_body_bytes)
         hermes_topics = settings.hermes.listen_topics if settings.hermes.enabled else ()
         if settings.mqtt_api.enabled:
@@ -136,15 +138,20 @@ def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd],
     return chosen, link
 
 
-async def serve(config_dir: str | None, config: Config, settings: ServeSettings) -> int:
-    from mnemolis.serve.daemon import Daemon
+async def serve(
+    config_dir: str | None,
+    config: Config,
+    settings: ServeSettings,
+    extras: Mapping[str, object] | None = None,
+) -> int:
+    from mnemolis.serve.daemon import Daemon, starter_with
 
     """Run until SIGTERM or SIGINT; the exit status.
 
     The signal handlers come first, so a SIGTERM during start-up still ends cleanly."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    daemon = Daemon(config_dir, settings)
+    daemon = Daemon(config_dir, settings, starter_with(extras or {}))
     reloads: set[asyncio.Task[object]] = set()
 
     def reload() -> None:

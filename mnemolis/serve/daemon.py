@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +39,16 @@ Starter = Callable[[Config], Awaitable[Assistant]]
 async def start_assistant(config: Config) -> Assistant:
     """The production assistant: default sources, retained discovery awaited (boundedly)."""
     return await Assistant.start(config, one_shot=True)
+
+
+def starter_with(extras: Mapping[str, Any]) -> Starter:
+    """`start_assistant`, handing ``extras`` (what the CLI offers, the demo ZIM) to the
+    source factories."""
+
+    async def start(config: Config) -> Assistant:
+        return await Assistant.start(config, one_shot=True, extras=extras)
+
+    return start
 
 
 class Unavailable(Exception):

@@ -29,8 +29,8 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from mnemolis.sources.mqtt_link import configure_client, no_delay
-from mnemolis.sources.mqtt_settings import BrokerSettings
+from mnemolis.mqtt_connection.link import configure_client, no_delay
+from mnemolis.mqtt_connection.settings import BrokerSettings
 
 log = logging.getLogger(__name__)
 

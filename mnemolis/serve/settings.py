@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mnemolis.bundled import bundled_source_yaml, merged
-from mnemolis.config import Config, ConfigError, _At
+from mnemolis.config import At, Config, ConfigError
 
 STEM = "serve"
 TOKEN_ENV = "MNEMOLIS_TOKEN"
@@ -140,7 +140,7 @@ class ServeSettings:
 class _Section:
     """Typed access to one section of the file, with file:line errors."""
 
-    def __init__(self, at: _At, data: Any, known: Mapping[str, Any]) -> None:
+    def __init__(self, at: At, data: Any, known: Mapping[str, Any]) -> None:
         self.at = at
         if data is None:
             data = {}
@@ -184,7 +184,7 @@ class _Section:
         except ValueError as exc:
             raise (self.at / key).error(f"{key}: {exc}") from exc
 
-    def topic(self, key: str, value: Any = None, at: _At | None = None) -> str:
+    def topic(self, key: str, value: Any = None, at: At | None = None) -> str:
         value = self.data[key] if value is None else value
         at = at or self.at / key
         if not isinstance(value, str) or not value.strip("/"):
@@ -202,7 +202,7 @@ class _Section:
         return tuple(self.topic(key, t, self.at / key / i) for i, t in enumerate(value))
 
 
-def _token(value: Any, at: _At | None, where: str) -> str | None:
+def _token(value: Any, at: At | None, where: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or any(c.isspace() for c in value) or len(value) > 512:
@@ -214,7 +214,7 @@ def _token(value: Any, at: _At | None, where: str) -> str | None:
 def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) -> ServeSettings:
     """Read `sources/serve.yaml` (over the shipped one) and ``$MNEMOLIS_TOKEN``."""
     env = os.environ if env is None else env
-    at = _At(config.root / "sources" / f"{STEM}.yaml")
+    at = At(config.root / "sources" / f"{STEM}.yaml")
     raw = config.sources.get(STEM) or {}
     for key in raw:
         if key not in SECTIONS:

@@ -1,8 +1,7 @@
-"""Source adapters: mqtt, kiwix, weather, clock, all behind `base.Source`."""
+"""Source adapters behind `base.Source`; `registry` says which exist (one folder each)."""
 
 from mnemolis.sources.base import (
     Evaluation,
-    NameSource,
     PartAnswer,
     Request,
     Source,
@@ -10,4 +9,4 @@ from mnemolis.sources.base import (
     Truth,
 )
 
-__all__ = ["Evaluation", "NameSource", "PartAnswer", "Request", "Source", "Status", "Truth"]
+__all__ = ["Evaluation", "PartAnswer", "Request", "Source", "Status", "Truth"]

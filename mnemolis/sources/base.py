@@ -9,10 +9,16 @@ error status and a sentence that says what went wrong.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mnemolis.plan import Part
+
+if TYPE_CHECKING:
+    from mnemolis.config import Config
+    from mnemolis.devices import DeviceRegistry
 
 
 class Status(enum.StrEnum):
@@ -40,6 +46,7 @@ class Request:
     session: str = "default"
     confirmed: bool = False  # the user already said yes to this action
     timeout_s: float = 5.0
+    room: str | None = None  # the area the request came from (a satellite's), if known
 
 
 @dataclass
@@ -92,12 +99,82 @@ class Source(Protocol):
         """Evaluate a condition part now: true, false or unknown."""
 
 
-class NameSource(Protocol):
-    """A read-only lookup a source hands to understanding at start-up.
+@dataclass(frozen=True)
+class SensorReading:
+    """The last value a sensor reported, in its own unit ("°C", "%")."""
 
-    Kiwix offers its titles this way so that decomposition keeps
-    "pride and prejudice" whole even in lower-case speech.
+    value: float
+    unit: str
+    age_s: float = 0.0  # seconds since the sensor reported it
+
+
+@runtime_checkable
+class ReadsSensors(Protocol):
+    """A source that can read a sensor by name (the MQTT source); others may ask it,
+    so the weather source says "it is 4 °C outside" from the garden thermometer."""
+
+    def read_sensor(self, name: str) -> SensorReading | None:
+        """The sensor's last numeric reading; None when unknown or silent."""
+
+
+@runtime_checkable
+class FillsRegistry(Protocol):
+    """A source that fills the device registry as it hears announcements (MQTT
+    discovery). It is started after understanding subscribed to the registry, and
+    a one-shot request waits (boundedly) for the retained announcements."""
+
+    async def wait_for_devices(self, timeout_s: float | None = None) -> Any:
+        """Wait until what the backend retained has arrived; a report of it."""
+
+
+class Level(enum.StrEnum):
+    OK = "ok"
+    WARNING = "warning"
+    BROKEN = "broken"
+
+
+@dataclass
+class Finding:
+    """What `mnemolis doctor` found about one source, and what to do about it."""
+
+    check: str
+    level: Level
+    text: str
+    fix: str | None = None
+
+
+#: At most this many names in one finding.
+NAMES_SHOWN = 8
+
+
+def some_names(names: list[str]) -> str:
+    """ "a, b, c and 5 more": a finding names a few, not a hundred."""
+    shown = ", ".join(names[:NAMES_SHOWN])
+    more = len(names) - NAMES_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+@runtime_checkable
+class Diagnosable(Protocol):
+    """A source that can say for `mnemolis doctor` whether it works."""
+
+    async def diagnose(self) -> list[Finding]:
+        """Talk to the real backend; never raise."""
+
+
+@dataclass
+class SourceContext:
+    """What a source factory gets: the configuration and the shared pieces.
+
+    ``peers`` holds the sources built before this one, in the registry's
+    order, so one may lean on another through a protocol of this module
+    (`ReadsSensors`), never on its internals. ``extras`` carries what an
+    entry point hands in (the demo passes its ZIM as ``extras["zim"]``).
     """
 
-    def is_name(self, text: str) -> bool:
-        """True when ``text`` (lower-case, single-spaced) is a known name."""
+    config: Config
+    registry: DeviceRegistry
+    environ: Mapping[str, str]
+    state_dir: Path
+    peers: dict[str, Source] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)

@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from mnemolis.config import Config
 from mnemolis.devices import DeviceRegistry
 from mnemolis.plan import Conditional, Part, Plan, Step
-from mnemolis.sources.base import NameSource
 from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
+from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.names import NameIndex
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.route import Routed, Router

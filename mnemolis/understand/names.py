@@ -18,7 +18,7 @@ from spacy.tokens import Doc
 
 from mnemolis.config import Config
 from mnemolis.devices import Device, DeviceRegistry
-from mnemolis.sources.base import NameSource
+from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.text import TextPipeline, Token
 
 

@@ -1,0 +1,23 @@
+"""`mnemolis doctor` for the Kiwix source: which books opened, and what went wrong."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mnemolis.sources.base import Finding, Level, some_names
+
+if TYPE_CHECKING:
+    from mnemolis.sources.kiwix.source import KiwixSource
+
+
+def diagnose(kiwix: KiwixSource) -> Finding:
+    usable = [s.name or s.where for s in kiwix.states if s.usable]
+    problems = kiwix.problems
+    fix = "check books: and url: in sources/kiwix.yaml (or MNEMOLIS_KIWIX)"
+    if not usable:
+        said = " ".join(problems) or "no encyclopedia is configured"
+        return Finding("kiwix", Level.BROKEN, f"no encyclopedia can be read: {said}", fix)
+    readable = f"{len(usable)} book(s) readable: {some_names(usable)}"
+    if problems:
+        return Finding("kiwix", Level.WARNING, f"{readable}; but {' '.join(problems)}", fix)
+    return Finding("kiwix", Level.OK, readable)

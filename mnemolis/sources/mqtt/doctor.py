@@ -1,0 +1,51 @@
+"""`mnemolis doctor` for the MQTT source: the broker reachable, every device heard from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mnemolis.sources.base import Finding, Level, some_names
+
+if TYPE_CHECKING:
+    from mnemolis.sources.mqtt.source import MqttSource
+
+
+async def diagnose(mqtt: MqttSource) -> Finding:
+    report = mqtt.last_report or await mqtt.wait_for_devices()
+    address = mqtt.settings.broker.address
+    if not report.connected:
+        reason = mqtt.link.last_error or "no answer"
+        return Finding(
+            "mqtt",
+            Level.BROKEN,
+            f"cannot reach the MQTT broker at {address} ({reason})",
+            "start Mosquitto there, or set broker: in sources/mqtt.yaml "
+            "(or MNEMOLIS_MQTT_URL=mqtt://host:port)",
+        )
+    devices = sorted(mqtt.registry.devices(), key=lambda d: d.name)
+    states = {d.name: mqtt.state_of(d.id) for d in devices}
+    silent = [name for name, state in states.items() if state is None or not state.values]
+    offline = [name for name, s in states.items() if s is not None and s.available is False]
+    told = f"{len(devices)} devices ({report.discovered} announced by discovery)"
+    if devices and len(silent) == len(devices):
+        return Finding(
+            "mqtt",
+            Level.WARNING,
+            f"broker at {address} reachable, but none of {told} has reported its state",
+            "check the state topics in sources/mqtt.yaml, and that devices publish retained state",
+        )
+    if silent or offline:
+        problems = []
+        if silent:
+            problems.append(f"not heard from: {some_names(silent)}")
+        if offline:
+            problems.append(f"offline: {some_names(offline)}")
+        return Finding(
+            "mqtt",
+            Level.WARNING,
+            f"broker at {address} reachable; {told}; " + "; ".join(problems),
+            "check those devices (powered, paired) and their topics in sources/mqtt.yaml",
+        )
+    return Finding(
+        "mqtt", Level.OK, f"broker at {address} reachable; {told}, all reported their state"
+    )

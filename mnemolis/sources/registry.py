@@ -1,0 +1,97 @@
+"""Which sources exist: the one place that knows.
+
+A source is a folder under `mnemolis/sources/` with a ``create(context)``
+factory and a settings file under the config directory's `sources/`. The
+built-in ones are listed here; a third-party package adds its own with an
+entry point in the ``mnemolis.sources`` group (``name = "package.module:create"``).
+`mnemolis check`, `doctor`, the executor and every "unknown source" message
+read this table, so adding a source touches nothing else.
+
+Factories are imported only when a source is built: `parse` and `check`
+read the names without loading any source's code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mnemolis.sources.base import Source, SourceContext
+
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "mnemolis.sources"
+
+
+@dataclass(frozen=True)
+class SourceKind:
+    """One kind of source: its name in `intents/` and how to build it."""
+
+    name: str
+    factory: str  # "package.module:function", imported when the source is built
+    settings: str  # its file under the config directory's sources/
+    summary: str
+    builtin: bool = True
+
+    def load(self) -> Callable[[SourceContext], Source]:
+        module, _, attr = self.factory.partition(":")
+        factory: Callable[[SourceContext], Source] = getattr(
+            importlib.import_module(module), attr or "create"
+        )
+        return factory
+
+
+#: The built-in sources, in the order they are built (a later one may lean on an
+#: earlier one through `base`'s protocols: weather reads MQTT's sensors).
+BUILTIN: tuple[SourceKind, ...] = (
+    SourceKind("mqtt", "mnemolis.sources.mqtt:create", "mqtt.yaml", "devices over MQTT"),
+    SourceKind("kiwix", "mnemolis.sources.kiwix:create", "kiwix.yaml", "offline encyclopedia"),
+    SourceKind("weather", "mnemolis.sources.weather:create", "weather.yaml", "Open-Meteo forecast"),
+    SourceKind("clock", "mnemolis.sources.clock:create", "clock.yaml", "time and date"),
+)
+
+
+@cache
+def kinds() -> dict[str, SourceKind]:
+    """Every source by name: the built-in ones, then those of installed packages."""
+    table = {kind.name: kind for kind in BUILTIN}
+    try:
+        found = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # a broken distribution must not stop Mnemolis
+        log.exception("cannot read the %s entry points", ENTRY_POINT_GROUP)
+        found = ()  # type: ignore[assignment]
+    for ep in found:
+        if ep.name in table:
+            if not table[ep.name].builtin or ep.value != table[ep.name].factory:
+                log.warning("entry point %s=%s ignored: the name is taken", ep.name, ep.value)
+            continue
+        table[ep.name] = SourceKind(ep.name, ep.value, f"{ep.name}.yaml", ep.value, builtin=False)
+    return table
+
+
+def names() -> tuple[str, ...]:
+    return tuple(kinds())
+
+
+def expected() -> str:
+    """For error messages: "one of mqtt, kiwix, weather, clock or null"."""
+    return f"one of {', '.join(names())} or null"
+
+
+def build(context: SourceContext, only: Iterable[str] | None = None) -> list[Source]:
+    """Build the sources (every one, or those named), each seeing the earlier ones."""
+    wanted = None if only is None else set(only)
+    built: list[Source] = []
+    for kind in kinds().values():
+        if wanted is not None and kind.name not in wanted:
+            continue
+        source = kind.load()(context)
+        context.peers[kind.name] = source
+        built.append(source)
+    return built
