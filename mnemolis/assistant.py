@@ -17,8 +17,10 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
+from mnemolis.announce import Announcer
 from mnemolis.answer import Answer, PartResult, StepResult
 from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config
@@ -26,6 +28,7 @@ from mnemolis.conversation import Conversation, Conversations, Waiting, YesNo
 from mnemolis.devices import DeviceRegistry
 from mnemolis.execute import Executor
 from mnemolis.merge import merge
+from mnemolis.origin import Origin
 from mnemolis.plan import Part, Plan
 from mnemolis.sentences import as_sentence
 from mnemolis.sources import registry as registry_of_sources
@@ -44,6 +47,7 @@ def default_sources(
     registry: DeviceRegistry,
     environ: Mapping[str, str] | None = None,
     extras: Mapping[str, Any] | None = None,
+    announcer: Announcer | None = None,
 ) -> list[Source]:
     """Every source of the registry, as `sources/*.yaml` and the environment
     (``environ``, else the process's: the demo home hands over its own) configure
@@ -55,6 +59,7 @@ def default_sources(
         environ=env,
         state_dir=state_dir(env),
         extras=dict(extras or {}),
+        announcer=announcer or Announcer(),
     )
     return registry_of_sources.build(context)
 
@@ -70,8 +75,10 @@ class Assistant:
         understander: Understander,
         sources: Sequence[Source],
         clock: Callable[[], float] = time.monotonic,
+        announcer: Announcer | None = None,
     ) -> None:
         self.config = config
+        self.announcer = announcer or Announcer()  # front-ends subscribe; sources speak into it
         self.settings = settings
         self.registry = registry
         self.understander = understander
@@ -96,6 +103,7 @@ class Assistant:
         clock: Callable[[], float] = time.monotonic,
         understander: Understander | None = None,
         extras: Mapping[str, Any] | None = None,
+        announcer: Announcer | None = None,
     ) -> Assistant:
         """Start the sources and build the understander.
 
@@ -106,17 +114,20 @@ class Assistant:
         ``understander`` is used as it is (its registry replaces ``registry``,
         and it gets no encyclopedia titles); tests share one to start faster.
         ``clock`` (monotonic seconds) times confirmations and idle sessions.
-        ``extras`` go to the source factories (the CLI hands in the demo ZIM).
+        ``extras`` go to the source factories (the CLI hands in the demo ZIM);
+        ``announcer`` is the hub sources speak first into (tests pass the one
+        their own sources were built with).
         Raises `ConfigError` for a broken configuration, nothing else.
         """
         settings = settings or AssistantSettings.from_config(config)
+        announcer = announcer or Announcer()
         if understander is not None:
             registry = understander.registry
         registry = registry if registry is not None else registry_from_config(config)
         chosen = (
             list(sources)
             if sources is not None
-            else default_sources(config, registry, extras=extras)
+            else default_sources(config, registry, extras=extras, announcer=announcer)
         )
         names: list[NameSource] = [s for s in chosen if isinstance(s, NameSource)]
         others = [s for s in chosen if not isinstance(s, FillsRegistry)]
@@ -124,7 +135,7 @@ class Assistant:
         if understander is None:  # subscribed to the registry before the broker can change it
             understander = await asyncio.to_thread(Understander, config, registry, names)
         await starting
-        assistant = cls(config, settings, registry, understander, chosen, clock)
+        assistant = cls(config, settings, registry, understander, chosen, clock, announcer)
         for source in chosen:
             if isinstance(source, FillsRegistry):
                 await _start(source)
@@ -164,34 +175,40 @@ class Assistant:
 
     # ------------------------------------------------------------------ one turn
 
-    async def ask(self, text: str, session: str = "default") -> Answer:
-        """One turn of ``session``: the merged reply and the structured result."""
+    async def ask(
+        self, text: str, session: str = "default", origin: Origin | None = None
+    ) -> Answer:
+        """One turn of ``session``: the merged reply and the structured result.
+        ``origin`` says where it came from (front-end, room, site)."""
         started = time.perf_counter()
         session = session[: self.settings.max_session_chars]
+        origin = replace(origin, session=session) if origin else Origin(session=session)
         conversation = self.conversations.get(session)
         async with conversation.lock:
-            steps, plan = await self._turn(conversation, text)
+            steps, plan = await self._turn(conversation, text, origin)
         notes = plan.notes if plan is not None else []
         empty = plan.clarify or "" if plan is not None else ""
         ms = (time.perf_counter() - started) * 1000
         return merge(text, steps, self.settings, ms, notes, session, empty)
 
     async def _turn(
-        self, conversation: Conversation, text: str
+        self, conversation: Conversation, text: str, origin: Origin
     ) -> tuple[list[StepResult], Plan | None]:
         normalized = self.understander.normalizer.normalize(text).text
         reply = self.yes_no.read(normalized)
         if reply is not None:
-            return await self._reply(conversation, text, reply), None
+            return await self._reply(conversation, text, reply, origin), None
         earlier = [self._said(w.part, "dropped") for w in conversation.take_waiting()]
         plan = self.understander.understand(text, conversation.context)
-        steps = await self.executor.run(plan, conversation.session)
+        steps = await self.executor.run(plan, conversation.session, origin)
         conversation.context.remember(plan)
         self._keep_only_asked(conversation, steps)
         self._hold(conversation, steps)
         return earlier + steps, plan
 
-    async def _reply(self, conversation: Conversation, text: str, yes: bool) -> list[StepResult]:
+    async def _reply(
+        self, conversation: Conversation, text: str, yes: bool, origin: Origin
+    ) -> list[StepResult]:
         """A yes or a no: to the waiting actions, else (a no) to a clarifying question."""
         waiting = conversation.take_waiting()
         if not waiting:
@@ -204,7 +221,7 @@ class Assistant:
             return [self._said(w.part, "refused") for w in waiting]
         live = [w.part for w in waiting if not self.conversations.expired(w)]
         late = [self._said(w.part, "expired") for w in waiting if self.conversations.expired(w)]
-        done = await self.executor.carry_out(live, conversation.session) if live else []
+        done = await self.executor.carry_out(live, conversation.session, origin) if live else []
         self._hold(conversation, done)
         return late + done
 

@@ -19,11 +19,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mnemolis.answer import PartResult, Role, StepResult
 from mnemolis.assistant_settings import AssistantSettings
+from mnemolis.origin import Origin
 from mnemolis.plan import Conditional, Part, Plan, Step
 from mnemolis.sentences import as_sentence, clause
 from mnemolis.sources.base import Evaluation, PartAnswer, Request, Source, Status, Truth
@@ -64,6 +65,7 @@ class Turn:
     confirmed: bool = False  # the person said yes to these parts
     question: str | None = None  # understanding's clarifying question (`Plan.clarify`) ...
     asks: Part | None = None  # ... and the part it asks about
+    origin: Origin = field(default_factory=Origin)  # who asked, from where
 
 
 #: A step, ready to start: the devices it touches, and how to run it.
@@ -108,17 +110,23 @@ class Executor:
 
     # ------------------------------------------------------------------ entry points
 
-    async def run(self, plan: Plan, session: str = "default") -> list[StepResult]:
+    async def run(
+        self, plan: Plan, session: str = "default", origin: Origin | None = None
+    ) -> list[StepResult]:
         """Every step of ``plan``, in the order asked, within the overall deadline."""
         asks = next((p for p in plan.parts() if needs_choice(p)), None)
-        turn = Turn(Budget.of(self.settings.deadline_s), session, False, plan.clarify, asks)
+        origin = origin or Origin(session=session)
+        turn = Turn(Budget.of(self.settings.deadline_s), session, False, plan.clarify, asks, origin)
         return await self._in_order(
             [self._job(step, turn) for step in plan.steps], plan.steps, turn
         )
 
-    async def carry_out(self, parts: Sequence[Part], session: str = "default") -> list[StepResult]:
+    async def carry_out(
+        self, parts: Sequence[Part], session: str = "default", origin: Origin | None = None
+    ) -> list[StepResult]:
         """Parts the person confirmed with a yes: each source is called with confirmed=True."""
-        turn = Turn(Budget.of(self.settings.deadline_s), session, confirmed=True)
+        origin = origin or Origin(session=session)
+        turn = Turn(Budget.of(self.settings.deadline_s), session, confirmed=True, origin=origin)
         return await self._in_order([self._job(part, turn) for part in parts], parts, turn)
 
     # ------------------------------------------------------------------ scheduling
@@ -197,7 +205,9 @@ class Executor:
         timeout = self._timeout(part, turn)
         if timeout is None:
             return self._error(part, "out_of_time")
-        request = Request(session=turn.session, confirmed=turn.confirmed, timeout_s=timeout)
+        request = Request(
+            session=turn.session, confirmed=turn.confirmed, timeout_s=timeout, origin=turn.origin
+        )
         started = time.perf_counter()
         answer = await self._guarded(source.answer(part, request), part, timeout)
         if not isinstance(answer, PartAnswer):
@@ -252,7 +262,7 @@ class Executor:
         if source is None or timeout is None:
             key = "no_source" if source is None else "out_of_time"
             return Evaluation(Truth.UNKNOWN, self._error(part, key).text), 0.0
-        request = Request(session=turn.session, timeout_s=timeout)
+        request = Request(session=turn.session, timeout_s=timeout, origin=turn.origin)
         found = await self._guarded(source.evaluate(part, request), part, timeout)
         if isinstance(found, PartAnswer):
             found = Evaluation(Truth.UNKNOWN, found.text, {"problem": found.data.get("problem")})

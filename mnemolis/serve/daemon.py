@@ -25,6 +25,7 @@ from typing import Any
 from mnemolis.answer import Answer
 from mnemolis.assistant import Assistant
 from mnemolis.config import Config, ConfigError, load_config
+from mnemolis.origin import Origin
 from mnemolis.serve.settings import ServeSettings, load_serve_settings
 
 log = logging.getLogger("mnemolis.serve")
@@ -200,13 +201,16 @@ class Daemon:
             if self._in_flight == 0:
                 self._idle.set()
 
-    async def ask(self, front_end: str, text: str, session: str) -> Answer:
+    async def ask(
+        self, front_end: str, text: str, session: str, origin: Origin | None = None
+    ) -> Answer:
         """One turn of ``session`` on the current assistant, logged in one line."""
+        origin = origin or Origin(front_end=front_end, session=session)
         generation = self.generation
         generation.in_flight += 1
         generation.idle.clear()
         try:
-            answer = await generation.assistant.ask(text, session)
+            answer = await generation.assistant.ask(text, session, origin)
         except Exception as exc:  # a bug must end as a sentence, never a traceback to a client
             log.exception("the %s request of session %r failed", front_end, session)
             raise Unavailable(

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from mnemolis.announce import Announcer
+from mnemolis.origin import Origin
 from mnemolis.plan import Part
 
 if TYPE_CHECKING:
@@ -46,7 +48,11 @@ class Request:
     session: str = "default"
     confirmed: bool = False  # the user already said yes to this action
     timeout_s: float = 5.0
-    room: str | None = None  # the area the request came from (a satellite's), if known
+    origin: Origin = field(default_factory=Origin)  # who asked, from where (room, site)
+
+    @property
+    def room(self) -> str | None:
+        return self.origin.room
 
 
 @dataclass
@@ -178,3 +184,4 @@ class SourceContext:
     state_dir: Path
     peers: dict[str, Source] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
+    announcer: Announcer = field(default_factory=Announcer)  # for sources that speak first
