@@ -14,22 +14,71 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Device types Mnemolis knows how to talk to, and what each can do.
+#: Device types Mnemolis knows how to talk to, and what each can do: the contract
+#: between understanding (an intent's ``action``) and the MQTT source's codecs. The
+#: types are Home Assistant's MQTT platforms a voice request can reach; whether one
+#: device really has a capability (brightness, colour, position ...) is its own
+#: ``features``.
 TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "light": ("turn_on", "turn_off", "set_brightness", "set_color", "state"),
+    "light": (
+        "turn_on",
+        "turn_off",
+        "set_brightness",
+        "set_color",
+        "set_color_temp",
+        "set_effect",
+        "state",
+    ),
     "switch": ("turn_on", "turn_off", "start", "stop", "state"),
-    "fan": ("turn_on", "turn_off", "state"),
-    "lock": ("lock", "unlock", "state"),
-    "cover": ("open", "close", "stop", "state"),
-    "climate": ("turn_on", "turn_off", "set_temperature", "state"),
-    "vacuum": ("start", "stop", "state"),
+    "fan": (
+        "turn_on",
+        "turn_off",
+        "set_percentage",
+        "set_preset",
+        "oscillate",
+        "set_direction",
+        "state",
+    ),
+    "lock": ("lock", "unlock", "open", "state"),
+    "cover": ("open", "close", "stop", "set_position", "set_tilt", "state"),
+    "valve": ("open", "close", "stop", "set_position", "state"),
+    "climate": (
+        "turn_on",
+        "turn_off",
+        "set_temperature",
+        "set_mode",
+        "set_fan_mode",
+        "set_preset",
+        "state",
+    ),
+    "humidifier": ("turn_on", "turn_off", "set_humidity", "set_mode", "state"),
+    "water_heater": ("turn_on", "turn_off", "set_temperature", "set_mode", "state"),
+    "vacuum": (
+        "start",
+        "stop",
+        "pause",
+        "return_to_base",
+        "locate",
+        "set_fan_speed",
+        "state",
+    ),
+    "lawn_mower": ("start", "pause", "return_to_base", "state"),
+    "siren": ("turn_on", "turn_off", "state"),
+    "alarm_control_panel": ("arm_home", "arm_away", "arm_night", "disarm", "state"),
+    "scene": ("activate",),
+    "button": ("press",),
+    "select": ("select_option", "state"),
+    "number": ("set_value", "state"),
     "sensor": ("state",),
     "binary_sensor": ("state",),
+    "device_tracker": ("state",),
 }
 
-#: Actions that by default wait for a spoken yes.
+#: Actions that by default wait for a spoken yes (a garage door's ``open`` too, by
+#: its device class; `sources/mqtt.yaml` ``confirm:`` adds more per device).
 DEFAULT_CONFIRM: dict[str, tuple[str, ...]] = {
-    "lock": ("unlock",),
+    "lock": ("unlock", "open"),
+    "alarm_control_panel": ("disarm",),
 }
 
 
