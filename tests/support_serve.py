@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,8 +116,9 @@ def running_home(folder: Path, zim: Path) -> Iterator[ServeHome]:
 class ServeProcess:
     """A running `mnemolis serve`: its output, its addresses, and signals."""
 
-    def __init__(self, process: subprocess.Popen[str]) -> None:
+    def __init__(self, process: subprocess.Popen[str], socket_path: Path | None = None) -> None:
         self.process = process
+        self.socket_path = socket_path  # $MNEMOLIS_SOCKET: the CLI's way in
         self.lines: list[str] = []
         self.where: dict[str, str] = {}
         self._changed = threading.Condition()
@@ -200,28 +201,43 @@ def running_daemon(
     front_ends: Sequence[str] = ALL_FRONT_ENDS,
     env: dict[str, str] | None = None,
     config_dir: Path | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> Iterator[ServeProcess]:
     """``mnemolis serve`` with ``flags``, ready on ``front_ends``; stopped (exit 0) after.
 
-    ``config_dir`` replaces the house's configuration (see `config_variant`)."""
+    ``config_dir`` replaces the house's configuration (see `config_variant`);
+    ``preexec`` runs in the child before it starts (`open_files` limits its files)."""
     cache = home.folder / f"cache-{uuid.uuid4().hex[:6]}"
     config = str(config_dir or home.config_dir)
     command = [sys.executable, "-m", "mnemolis", "--config", config, "serve", *flags]
+    socket_path = home.folder / f"d-{uuid.uuid4().hex[:6]}.sock"  # the CLI's socket, its own
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**home.environ(cache), **(env or {})},
+        env={**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})},
         cwd=home.folder,
+        preexec_fn=preexec,
     )
-    daemon = ServeProcess(process)
+    daemon = ServeProcess(process, socket_path)
     try:
         daemon.wait_ready(front_ends)
         yield daemon
     finally:
         status = daemon.stop()
     assert status == 0, f"the daemon exited with {status}:\n{daemon.output()}"
+
+
+def open_files(limit: int) -> Callable[[], None]:
+    """A ``preexec``: the daemon starts under ``ulimit -n limit`` (soft and hard)."""
+
+    def set_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return set_limit
 
 
 # --------------------------------------------------------------------------- clients
@@ -394,6 +410,7 @@ __all__ = [
     "fixture_daemon",
     "fixture_serve_home",
     "http_call",
+    "open_files",
     "probe",
     "raw_http",
     "running_daemon",

@@ -195,8 +195,47 @@ def test_a_taken_port_is_a_clear_failure(serve_home: ServeHome) -> None:
             env=serve_home.environ(serve_home.folder / "cache-taken"),
         )
     assert done.returncode == 1, done.stderr
-    assert "mnemolis: http cannot listen: address already in use" in done.stderr
+    # the address is named (issue 17, item 10)
+    assert f"mnemolis: http cannot listen on http://127.0.0.1:{port}: address already in use" in (
+        done.stderr
+    )
     assert time.monotonic() - started < 30
+
+
+def serve_wyoming_on(home: ServeHome, path: Path) -> subprocess.CompletedProcess[str]:
+    """A daemon with only Wyoming, on the unix socket ``path``."""
+    return mnemolis(
+        "--config",
+        str(home.config_dir),
+        "serve",
+        "--no-http",
+        "--no-mqtt-api",
+        "--wyoming",
+        f"unix://{path}",
+        env=home.environ(home.folder / f"cache-{path.stem}"),
+    )
+
+
+def test_a_unix_socket_in_a_missing_directory_names_the_path(serve_home: ServeHome) -> None:
+    """As under a unit without RuntimeDirectory= (issue 17, item 10)."""
+    missing = serve_home.folder / "no-such-run-dir"
+    done = serve_wyoming_on(serve_home, missing / "wyoming.sock")
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"mnemolis: wyoming cannot listen on unix://{missing}/wyoming.sock: the directory "
+        f"{missing} does not exist (under systemd, the unit's RuntimeDirectory= creates"
+    ) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_live_unix_socket_is_not_taken_over(serve_home: ServeHome) -> None:
+    path = serve_home.folder / "live.sock"
+    with socket.socket(socket.AF_UNIX) as live:
+        live.bind(str(path))
+        live.listen()
+        done = serve_wyoming_on(serve_home, path)
+    assert done.returncode == 1, done.stderr
+    assert f"wyoming cannot listen on unix://{path}: another process" in done.stderr
 
 
 BUSY = "wyoming: {enabled: false}\nmqtt_api: {enabled: false}\nlimits: {max_pending: 1}\n"

@@ -10,7 +10,13 @@ import yaml
 
 from mnemolis.config import Config, ConfigError
 from mnemolis.serve.daemon import request_line
-from mnemolis.serve.requests import AskRequest, BadRequest, read_json_request, read_plain_request
+from mnemolis.serve.requests import (
+    LONE_SURROGATE,
+    AskRequest,
+    BadRequest,
+    read_json_request,
+    read_plain_request,
+)
 from mnemolis.serve.settings import (
     Flags,
     Listen,
@@ -166,8 +172,45 @@ def test_listen_addresses(text: str, listen: Listen, url: str, loopback: bool) -
     ("body", "expected"),
     [
         (b'{"text": "hi"}', AskRequest("hi", "http")),
-        (b'{"text": "hi", "session": "k", "id": 3, "token": "t"}', AskRequest("hi", "k", 3, "t")),
+        (
+            b'{"text": "hi", "session": "k", "id": 3, "token": "t"}',
+            AskRequest("hi", "k", 3, "t", named_session=True),
+        ),
         (b'{"text": "hi", "id": "x"}', AskRequest("hi", "http", "x")),
+        (b'{"text": "hi", "room": " Kitchen "}', AskRequest("hi", "http", room="Kitchen")),
+        (
+            b'{"text": "hi", "room": 5}',
+            BadRequest("invalid_room", "The room must be a name of at most 100 characters"),
+        ),
+        # strict JSON in: non-finite numbers are bad input, never echoed (issue 17, item 5)
+        (
+            b'{"text": "hi", "id": NaN}',
+            BadRequest("invalid_json", "The request is not valid JSON (NaN is not a JSON number)"),
+        ),
+        (
+            b'{"text": "hi", "id": -Infinity}',
+            BadRequest(
+                "invalid_json", "The request is not valid JSON (-Infinity is not a JSON number)"
+            ),
+        ),
+        (
+            b'{"text": "hi", "id": 1e400}',
+            BadRequest(
+                "invalid_json", "The request is not valid JSON (1e400 is too large for a number)"
+            ),
+        ),
+        # a lone surrogate in the text is refused before anything is done (issue 17, item 1)
+        (
+            b'{"text": "\\ud800 lamp on", "id": 7}',
+            BadRequest("encoding", LONE_SURROGATE, id=7),
+        ),
+        # ... in an id or a session it is replaced, so the reply can always be written
+        (
+            b'{"text": "hi", "id": "a\\udc00", "session": "\\ud83d"}',
+            AskRequest("hi", "\ufffd", "a\ufffd", named_session=True),
+        ),
+        # a surrogate pair is a character, not a lone surrogate
+        (b'{"text": "hi \\ud83d\\ude00"}', AskRequest("hi \U0001f600", "http")),
         (
             b'{"text": "hi", "id": true}',
             BadRequest("invalid_id", "The id must be a string or a number"),

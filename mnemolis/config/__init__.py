@@ -7,8 +7,7 @@ file (`mnemolis.sources.<name>.settings`) with `yaml_at`'s helpers.
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +33,17 @@ from mnemolis.config.yaml_at import (
     read_yaml,
     safe_load,
 )
+from mnemolis.config_dir import (  # found without loading (the CLI's path to the daemon)
+    CONFIG_ENV,
+    ETC_CONFIG_DIR,
+    bundled_config_dir,
+    find_config_dir,
+)
 from mnemolis.devices import TYPE_ACTIONS, Device
 
 __all__ = [
+    "CONFIG_ENV",
+    "ETC_CONFIG_DIR",
     "SLOT_TYPES",
     "At",
     "Config",
@@ -80,36 +87,6 @@ class Config:
 def _yaml_files(folder: Path) -> Iterator[Path]:
     if folder.is_dir():
         yield from sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
-
-
-def bundled_config_dir() -> Path:
-    """The defaults shipped with Mnemolis (the checkout, or share/mnemolis)."""
-    checkout = Path(__file__).resolve().parent.parent.parent
-    if (checkout / "intents").is_dir():
-        return checkout
-    return Path(sys.prefix) / "share" / "mnemolis"
-
-
-#: The system-wide configuration of an installed daemon (see packaging/).
-ETC_CONFIG_DIR = Path("/etc/mnemolis")
-CONFIG_ENV = "MNEMOLIS_CONFIG"
-
-
-def find_config_dir(
-    explicit: str | os.PathLike[str] | None = None,
-    environ: Mapping[str, str] | None = None,
-    etc: Path = ETC_CONFIG_DIR,
-) -> Path:
-    """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis`` (when it holds
-    ``intents/``), then the defaults."""
-    if explicit:
-        return Path(explicit)
-    env = (os.environ if environ is None else environ).get(CONFIG_ENV)
-    if env:
-        return Path(env)
-    if (etc / "intents").is_dir():
-        return etc
-    return bundled_config_dir()
 
 
 def load_config(root: str | os.PathLike[str] | None = None, language: str = "en") -> Config:
