@@ -1,5 +1,11 @@
 """The `mnemolis` command: ask, chat, demo, doctor, parse, explain and check
-(the daemon, `mnemolis serve`, lives in serve/)."""
+(the daemon, `mnemolis serve`, lives in serve/).
+
+Each command imports what it uses when it runs: `mnemolis --help` loads no
+spaCy, and `ask` and `chat` first try a running daemon (`serve.client`),
+which needs only the standard library, before they start an assistant of
+their own (``--local`` forces that).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 import threading
 import time
@@ -14,20 +21,16 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemolis.answer import Answer, Outcome
-from mnemolis.assistant_settings import AssistantSettings
-from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
-from mnemolis.evaluation.command import add_eval_parser
-from mnemolis.examples import run_examples
-from mnemolis.plan import Conditional, Part, Plan
-from mnemolis.serve.command import add_serve_parser
-from mnemolis.serve.settings import load_serve_settings
-from mnemolis.understand import Context, Trace, Understander, registry_from_config
+from mnemolis.config_dir import bundled_config_dir
 
-if TYPE_CHECKING:  # sources, the demo home and the doctor load only for the commands using them
+if TYPE_CHECKING:  # loaded only by the commands that use them
+    from mnemolis.answer import Answer
     from mnemolis.assistant import Assistant
+    from mnemolis.config import Config
     from mnemolis.demo.home import DemoHome
     from mnemolis.doctor import Finding
+    from mnemolis.plan import Part, Plan
+    from mnemolis.serve.client import Daemon
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -35,14 +38,18 @@ EXIT_CONFIG = 2
 EXIT_PARTIAL = 3
 EXIT_NOT_UNDERSTOOD = 4
 EXIT_WAITING = 5
-#: `mnemolis ask`: the exit status of each outcome of an answer.
+#: `mnemolis ask`: the exit status of each outcome of an answer (`Outcome` is a StrEnum).
 OUTCOME_EXIT = {
-    Outcome.ANSWERED: EXIT_OK,
-    Outcome.FAILED: EXIT_FAILED,
-    Outcome.PARTIAL: EXIT_PARTIAL,
-    Outcome.NOT_UNDERSTOOD: EXIT_NOT_UNDERSTOOD,
-    Outcome.WAITING: EXIT_WAITING,
+    "answered": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "partial": EXIT_PARTIAL,
+    "not_understood": EXIT_NOT_UNDERSTOOD,
+    "waiting": EXIT_WAITING,
 }
+LOCAL_HELP = (
+    "answer in this process, even when a `mnemolis serve` is running (by default the "
+    "running daemon answers, if it serves the same configuration)"
+)
 ASK_EXIT_HELP = """exit status:
   0  every part was answered (a fact said, an action done, or refused by a rule)
   1  parts were understood, but none could be answered (a source down, a timeout)
@@ -64,10 +71,14 @@ def _queries(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _load(args: argparse.Namespace) -> Config:
+    from mnemolis.config import load_config
+
     return load_config(args.config)
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
+    from mnemolis.understand import Context, Understander
+
     understander = Understander(_load(args))
     context = Context() if args.conversation else None
     for query in _queries(args):
@@ -93,6 +104,8 @@ def _format_part(part: Part, indent: str) -> list[str]:
 
 
 def format_plan(plan: Plan) -> list[str]:
+    from mnemolis.plan import Conditional
+
     lines = []
     for n, step in enumerate(plan.steps, 1):
         if isinstance(step, Conditional):
@@ -116,6 +129,8 @@ def format_plan(plan: Plan) -> list[str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from mnemolis.understand import Context, Trace, Understander
+
     t0 = time.perf_counter()
     understander = Understander(_load(args))
     startup = (time.perf_counter() - t0) * 1000
@@ -137,6 +152,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from mnemolis.assistant_settings import AssistantSettings
+    from mnemolis.examples import run_examples
+    from mnemolis.serve.settings import load_serve_settings
+    from mnemolis.understand import Understander
+
     config = _load(args)
     AssistantSettings.from_config(config)  # sources/assistant.yaml, with file:line errors
     load_serve_settings(config, env={})  # sources/serve.yaml
@@ -166,8 +186,11 @@ def source_extras() -> dict[str, object]:
 
 
 def _quiet_logs() -> None:
-    """Sources log what went wrong; the reply already says it, so only warnings show."""
+    """Sources log what went wrong; the reply already says it, so only warnings show, and
+    of the broker connection only errors: a reply that needed the broker says it was down,
+    and one that did not ("what time is it") need not hear about it."""
     logging.basicConfig(level=logging.WARNING, format="mnemolis: %(message)s")
+    logging.getLogger("mnemolis.mqtt_connection").setLevel(logging.ERROR)
 
 
 def _print_answer(answer: Answer, as_json: bool) -> None:
@@ -181,10 +204,34 @@ async def _ask_once(config: Config, text: str) -> Answer:
         return await assistant.ask(text)
 
 
+def _ask_daemon(args: argparse.Namespace, text: str) -> int | None:
+    """`mnemolis ask` through a running daemon serving this home; None when there is none."""
+    from mnemolis.config_dir import find_config_dir
+    from mnemolis.serve import client
+
+    if args.local or client.local_only(os.environ):
+        return None
+    config_dir = find_config_dir(args.config)
+    room = getattr(args, "room", None)
+    try:
+        asked = client.ask(text, config_dir, os.environ, via="cli", room=room)
+    except client.NoAnswer as exc:  # it may have acted: never ask a second time
+        print(f"mnemolis: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if asked is None:
+        return None
+    print(asked.printable(args.json), flush=True)
+    return asked.exit_status
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
+    text = " ".join(args.query)
+    through_daemon = _ask_daemon(args, text)
+    if through_daemon is not None:
+        return through_daemon
     config = _load(args)
     _quiet_logs()
-    answer = asyncio.run(_ask_once(config, " ".join(args.query)))
+    answer = asyncio.run(_ask_once(config, text))
     _print_answer(answer, args.json)
     return OUTCOME_EXIT[answer.outcome]
 
@@ -237,7 +284,50 @@ async def _chat(config: Config, as_json: bool) -> int:
         return await _converse(assistant, as_json)
 
 
+async def _converse_daemon(daemon: Daemon, quit_words: list[str], args: argparse.Namespace) -> int:
+    """The chat loop through a running daemon; its announcements print as they come."""
+    from mnemolis.config_dir import find_config_dir
+    from mnemolis.serve import client
+
+    config_dir = find_config_dir(args.config)
+    session = client.chat_session()
+    stop = client.listen_for_announcements(
+        daemon, session, lambda said: print(said.get("text"), flush=True)
+    )
+    room = getattr(args, "room", None)
+    try:
+        async for line in _turns(sys.stdin.isatty()):
+            text = line.strip()
+            if not text:
+                continue
+            if " ".join(text.lower().split()) in quit_words:
+                break
+            try:
+                asked = await asyncio.to_thread(
+                    client.ask, text, config_dir, os.environ, session, "chat", room, [daemon]
+                )
+            except client.NoAnswer as exc:
+                print(f"mnemolis: {exc}", file=sys.stderr)
+                continue
+            if asked is None:
+                print(f"mnemolis: the daemon at {daemon.where} is gone", file=sys.stderr)
+                return EXIT_FAILED
+            print(asked.printable(args.json), flush=True)
+    finally:
+        stop.set()
+    return EXIT_OK
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
+    from mnemolis.serve import client
+
+    if not (args.local or client.local_only(os.environ)):
+        from mnemolis.config_dir import find_config_dir
+
+        found = client.hello(find_config_dir(args.config), os.environ)
+        if found is not None:
+            daemon, quit_words = found
+            return asyncio.run(_converse_daemon(daemon, quit_words, args))
     config = _load(args)
     _quiet_logs()
     return asyncio.run(_chat(config, args.json))
@@ -265,6 +355,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
     from mnemolis.assistant import Assistant, default_sources
     from mnemolis.demo.home import intro
+    from mnemolis.understand import registry_from_config
 
     registry = registry_from_config(config)
     sources = default_sources(config, registry, home.environment.variables(), source_extras())
@@ -282,6 +373,7 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default home, then a chat with it (or one answer with --ask)."""
+    from mnemolis.config import load_config
     from mnemolis.demo.home import DemoHome
 
     config = load_config(args.config or bundled_config_dir())
@@ -306,7 +398,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
         weather_log.setLevel(level)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Commands whose parsers import their own modules (config, evaluation): built only when
+#: asked for, or for ``--help`` and mistakes, so `mnemolis ask` parses its line at once.
+OWN_PARSERS = ("serve", "eval")
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand in ``argv`` (after ``--config DIR``), or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--config":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the ``command`` about to run, the others' heavy parsers
+    (`OWN_PARSERS`) are left out unless it is one of them."""
     parser = argparse.ArgumentParser(
         prog="mnemolis", description="A local-first conversational router for the home."
     )
@@ -339,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("query", nargs="+", help='the request, e.g. "turn off the kitchen light"')
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_ask)
 
@@ -350,6 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Reads standard input (a prompt only on a terminal); ends at end of input or 'quit'.",
     )
     p.add_argument("--json", action="store_true", help="print each turn's structured result")
+    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_chat)
 
@@ -381,22 +493,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
 
-    add_serve_parser(sub)
-    add_eval_parser(sub)
+    known = {*sub.choices, *OWN_PARSERS}
+    if command is None or command not in known or command in OWN_PARSERS:
+        from mnemolis.evaluation.command import add_eval_parser
+        from mnemolis.serve.command import add_serve_parser
+
+        add_serve_parser(sub)
+        add_eval_parser(sub)
     return parser
 
 
+def _is_config_error(exc: Exception) -> bool:
+    """Without importing the configuration code: a command that never loaded it raised none."""
+    yaml_at = sys.modules.get("mnemolis.config.yaml_at")
+    return yaml_at is not None and isinstance(exc, yaml_at.ConfigError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_word(argv))
     args = parser.parse_args(argv)
     args.source_extras = source_extras()
     try:
         result: int = args.func(args)
         return result
-    except ConfigError as exc:
-        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as exc:
+        if not _is_config_error(exc):
+            raise
+        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG

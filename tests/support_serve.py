@@ -16,6 +16,7 @@ tests that reload or stop a daemon start their own.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -28,8 +29,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,15 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from mnemolis.answer import Answer
 from mnemolis.config import load_config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
 from mnemolis.mqtt_connection.link import no_delay
+from mnemolis.origin import Origin
+from mnemolis.serve.announcements import Router
+from mnemolis.serve.command import FrontEnd
+from mnemolis.serve.daemon import Daemon
 from tests.support_kiwix import KiwixZims
 from tests.support_mqtt import require_mosquitto
 from tests.support_open_meteo import OpenMeteoReplay
@@ -113,12 +119,33 @@ def running_home(folder: Path, zim: Path) -> Iterator[ServeHome]:
         broker.cleanup()
 
 
-class ServeProcess:
+class Addresses:
+    """Where a daemon's front-ends listen, from their ready lines."""
+
+    where: dict[str, str]
+
+    @property
+    def http_port(self) -> int:
+        return int(self.where["http"].rsplit(":", 1)[1])
+
+    @property
+    def wyoming_address(self) -> tuple[str, int]:
+        host, port = self.where["wyoming"].removeprefix("tcp://").rsplit(":", 1)
+        return host, int(port)
+
+
+class ServeProcess(Addresses):
     """A running `mnemolis serve`: its output, its addresses, and signals."""
 
-    def __init__(self, process: subprocess.Popen[str], socket_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[str],
+        socket_path: Path | None = None,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         self.process = process
         self.socket_path = socket_path  # $MNEMOLIS_SOCKET: the CLI's way in
+        self.environ = environ or {}  # the daemon's environment (a CLI of the same home uses it)
         self.lines: list[str] = []
         self.where: dict[str, str] = {}
         self._changed = threading.Condition()
@@ -168,15 +195,6 @@ class ServeProcess:
             assert ready is not None
             self.where[name] = ready.group(2)
 
-    @property
-    def http_port(self) -> int:
-        return int(self.where["http"].rsplit(":", 1)[1])
-
-    @property
-    def wyoming_address(self) -> tuple[str, int]:
-        host, port = self.where["wyoming"].removeprefix("tcp://").rsplit(":", 1)
-        return host, int(port)
-
     def signal(self, signum: int) -> None:
         self.process.send_signal(signum)
 
@@ -211,22 +229,88 @@ def running_daemon(
     config = str(config_dir or home.config_dir)
     command = [sys.executable, "-m", "mnemolis", "--config", config, "serve", *flags]
     socket_path = home.folder / f"d-{uuid.uuid4().hex[:6]}.sock"  # the CLI's socket, its own
+    environ = {**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})}
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})},
+        env=environ,
         cwd=home.folder,
         preexec_fn=preexec,
     )
-    daemon = ServeProcess(process, socket_path)
+    daemon = ServeProcess(process, socket_path, environ)
     try:
         daemon.wait_ready(front_ends)
         yield daemon
     finally:
         status = daemon.stop()
     assert status == 0, f"the daemon exited with {status}:\n{daemon.output()}"
+
+
+@dataclass
+class InProcess(Addresses):
+    """A daemon in the test's own event loop: its front-ends, and where they listen."""
+
+    daemon: Daemon
+    front_ends: dict[str, FrontEnd]
+    where: dict[str, str]
+    asked: list[tuple[str, Origin]]  # (text, origin) of every request, as the daemon got it
+    router: Router
+
+
+@asynccontextmanager
+async def in_process_daemon(
+    home: ServeHome, serve_yaml: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[InProcess]:
+    """The daemon's own pieces (`serve.command.front_ends`) in this event loop, every
+    front-end on a free port, the sources pointed at the house: for tests that reach
+    inside, to announce or to see what a front-end handed the daemon."""
+    from mnemolis.serve.command import _stop, front_ends
+    from mnemolis.serve.daemon import Daemon, starter_with
+    from mnemolis.serve.settings import Flags, load_serve_settings, with_flags
+
+    folder = home.folder / f"inproc-{uuid.uuid4().hex[:6]}"
+    config_dir = config_variant(home, folder.name, serve_yaml)
+    for key, value in home.environ(folder / "cache").items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("MNEMOLIS_SOCKET", str(folder / "d.sock"))
+    config = load_config(config_dir)
+    flags = Flags("127.0.0.1:0", "tcp://127.0.0.1:0", True, True)
+    settings = with_flags(load_serve_settings(config), flags)
+    where: dict[str, str] = {}
+    daemon = Daemon(config_dir, settings, starter_with({}))
+    await daemon.start(config)
+    asked: list[tuple[str, Origin]] = []
+    ask = daemon.ask
+
+    async def spy(
+        *args: Any,
+    ) -> Answer:  # the front-ends pass (front_end, text, session, origin...)
+        asked.append((args[1], args[3] if len(args) > 3 else Origin(args[0], args[2])))
+        return await ask(*args)
+
+    daemon.ask = spy  # type: ignore[method-assign]
+    import mnemolis.serve.command as command
+
+    monkeypatch.setattr(command, "announce", lambda name, at: where.__setitem__(name, at))
+    chosen, link, router = front_ends(daemon, settings)
+    started: list[FrontEnd] = []
+    try:
+        for front_end in chosen:
+            started.append(front_end)
+            await front_end.start()
+        router.start()
+        if link is not None:
+            await link.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while len(where) < len(chosen) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert len(where) == len(chosen), f"not every front-end is ready: {where}"
+        yield InProcess(daemon, {f.name: f for f in chosen}, where, asked, router)
+    finally:
+        router.stop()
+        await _stop(daemon, started, link, 1.0)
 
 
 def open_files(limit: int) -> Callable[[], None]:
@@ -403,6 +487,7 @@ def probe(home: ServeHome, *topics: str) -> MqttProbe:
 __all__ = [
     "ALL_FLAGS",
     "ALL_FRONT_ENDS",
+    "InProcess",
     "MqttProbe",
     "ServeHome",
     "ServeProcess",
@@ -410,6 +495,7 @@ __all__ = [
     "fixture_daemon",
     "fixture_serve_home",
     "http_call",
+    "in_process_daemon",
     "open_files",
     "probe",
     "raw_http",

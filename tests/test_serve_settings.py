@@ -177,7 +177,7 @@ def test_listen_addresses(text: str, listen: Listen, url: str, loopback: bool) -
             AskRequest("hi", "k", 3, "t", named_session=True),
         ),
         (b'{"text": "hi", "id": "x"}', AskRequest("hi", "http", "x")),
-        (b'{"text": "hi", "room": " Kitchen "}', AskRequest("hi", "http", room="Kitchen")),
+        (b'{"text": "hi", "room": " Kitchen "}', AskRequest("hi", "http", room="kitchen")),
         (
             b'{"text": "hi", "room": 5}',
             BadRequest("invalid_room", "The room must be a name of at most 100 characters"),

@@ -173,6 +173,13 @@ class Daemon:
 
     def ask(self, body: dict[str, Any], timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, Any]:
         """The answer's JSON; `Unreachable` when nothing was done, `NoAnswer` otherwise."""
+        return self.post("/ask", body, "answer", timeout_s)
+
+    def post(
+        self, path: str, body: dict[str, Any], wanted: str, timeout_s: float
+    ) -> dict[str, Any]:
+        """A JSON request; its 200 reply holding ``wanted``. `Unreachable` when nothing
+        was done, `NoAnswer` when the request went out and no answer came."""
         connection = self.connection(timeout_s)
         try:
             try:
@@ -180,7 +187,7 @@ class Daemon:
             except OSError as exc:
                 raise Unreachable(f"{self.where}: {exc.strerror or exc}") from exc
             try:
-                connection.request("POST", "/ask", json.dumps(body), self.headers())
+                connection.request("POST", path, json.dumps(body), self.headers())
                 response = connection.getresponse()
                 data = response.read()
             except (OSError, http.client.HTTPException) as exc:
@@ -191,7 +198,7 @@ class Daemon:
             reply = json.loads(data)
         except ValueError as exc:
             raise Unreachable(f"{self.where} is not Mnemolis (status {response.status})") from exc
-        if response.status == 200 and isinstance(reply, dict) and "answer" in reply:
+        if response.status == 200 and isinstance(reply, dict) and wanted in reply:
             return reply
         if response.status >= 500 and response.status != 503:
             raise NoAnswer(f"the daemon at {self.where}: {reply.get('error', response.status)}")
@@ -308,7 +315,7 @@ def ask(
     }
     if room:
         body["room"] = room
-    candidates = found if found else list(daemons(config_dir, environ))
+    candidates = found if found else daemons(config_dir, environ)  # lazily: the socket first
     for daemon in candidates:
         try:
             reply = daemon.ask(body)
@@ -317,6 +324,19 @@ def ask(
         if found is not None and not found:
             found.append(daemon)
         return Asked(reply, daemon)
+    return None
+
+
+def hello(config_dir: Path, environ: Mapping[str, str]) -> tuple[Daemon, list[str]] | None:
+    """The first daemon that serves this home (``POST /hello``), and its quit words."""
+    body = {"expect": expectation(config_dir, environ)}
+    for daemon in daemons(config_dir, environ):
+        try:
+            reply = daemon.post("/hello", body, "quit_words", CONNECT_TIMEOUT_S * 5)
+        except (Unreachable, NoAnswer):
+            continue
+        words = reply.get("quit_words")
+        return daemon, [str(w) for w in words] if isinstance(words, list) else []
     return None
 
 

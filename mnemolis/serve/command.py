@@ -23,13 +23,12 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.serve.settings import Flags, ServeSettings, load_serve_settings, with_flags
-
-if TYPE_CHECKING:  # the front-ends load only when the daemon runs: `mnemolis parse` starts fast
+if TYPE_CHECKING:  # all of it loads only when the daemon runs: `mnemolis --help` starts fast
+    from mnemolis.config import Config
     from mnemolis.serve.announcements import Router
     from mnemolis.serve.daemon import Daemon
     from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.settings import ServeSettings
 
 log = logging.getLogger("mnemolis.serve")
 
@@ -92,7 +91,9 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from mnemolis.config import load_config
     from mnemolis.serve.log_limit import install
+    from mnemolis.serve.settings import Flags, load_serve_settings, with_flags
 
     logging.basicConfig(level=logging.INFO, format="mnemolis: %(message)s", stream=sys.stderr)
     install()
@@ -215,6 +216,7 @@ async def _run(
     stop: asyncio.Event,
     reloads: set[asyncio.Task[object]],
 ) -> int:
+    from mnemolis.config import ConfigError
     from mnemolis.serve.listeners import CannotListen
 
     await daemon.start(config)

@@ -42,6 +42,7 @@ from mnemolis.serve.requests import (
     token_matches,
 )
 from mnemolis.serve.settings import AUTO, HttpSettings, Limits
+from mnemolis.serve.wire import NotJson, loads
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,7 @@ class HttpApi:
             "/intents": {"GET": self.intents},
             "/reload": {"POST": self.reload},
             "/events": {"GET": self.stream},
+            "/hello": {"POST": self.hello},
         }
 
     # ------------------------------------------------------------------ life
@@ -285,16 +287,35 @@ class HttpApi:
 
     # ------------------------------------------------------------------ routes
 
+    def _other_home(self, fields: dict[str, Any]) -> Reply | None:
+        """409 when the CLI expects another home than this daemon serves."""
+        if "expect" not in fields:
+            return None
+        why = mismatch(fields["expect"], self.daemon.generation.config.root, os.environ)
+        return None if why is None else error(409, "other_home", f"{why[0].upper()}{why[1:]}")
+
+    async def hello(self, call: _Call) -> Reply:
+        """The CLI's chat: does this daemon serve my home, and what ends a chat?"""
+        try:
+            fields = loads(call.body) if call.body.strip() else {}
+        except (NotJson, UnicodeDecodeError) as exc:
+            return error(400, "invalid_json", f"The request is not valid JSON ({exc})")
+        if not isinstance(fields, dict):
+            return error(400, "invalid_json", "The request must be a JSON object")
+        other = self._other_home(fields)
+        if other is not None:
+            return other
+        words = sorted(self.daemon.assistant.settings.quit_words)
+        return Reply(200, {"version": __version__, "quit_words": words})
+
     async def ask(self, call: _Call) -> Reply:
         parsed = read_json_request(call.body, DEFAULT_SESSION, self.limits.max_text_chars)
         if isinstance(parsed, BadRequest):
             return Reply(parsed.status, parsed.to_dict())
         fields = parsed.fields
-        if "expect" in fields:
-            config = self.daemon.generation.config
-            why = mismatch(fields["expect"], config.root, os.environ)
-            if why is not None:
-                return error(409, "other_home", f"{why[0].upper()}{why[1:]}")
+        other = self._other_home(fields)
+        if other is not None:
+            return other
         via = fields.get("via")
         front_end = via if isinstance(via, str) and via in VIA else NAME
         # a request that names no session shares "http", but nobody else's yes counts for it

@@ -100,7 +100,7 @@ def read_json_request(
         clean_text(session),
         ident,
         token if isinstance(token, str) else None,
-        clean_text(room).strip() or None if isinstance(room, str) else None,
+        " ".join(clean_text(room).lower().split()) or None if isinstance(room, str) else None,
         named,
         data,
     )
