@@ -52,6 +52,7 @@ LIMITS = "limits: {read_timeout_s: 2}\n"
 HOST = b"Host: 127.0.0.1\r\n"
 ANSWERED, CLEAR, LOST = "answered", "clear error", "lost"
 NO_MATCHING_SUBSCRIBERS = 0x10  # an MQTT 5 PUBACK reason code
+REPLY_TIMEOUT_S = 5.0  # a reply that takes longer is counted lost
 
 
 @dataclass
@@ -103,7 +104,7 @@ def http_raw(port: int, body: bytes) -> Any:
         b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
     )
     try:
-        reply = raw_http(port, head + body, timeout_s=15)
+        reply = raw_http(port, head + body, timeout_s=REPLY_TIMEOUT_S)
         return strict(reply.partition(b"\r\n\r\n")[2])
     except (OSError, ValueError):
         return None
@@ -112,7 +113,7 @@ def http_raw(port: int, body: bytes) -> Any:
 def wyoming_event(address: tuple[str, int], data: bytes, kind: str = "transcript") -> Any:
     """Send one event (its data as raw bytes); the first event back, or None."""
     try:
-        with socket.create_connection(address, timeout=15) as sock:
+        with socket.create_connection(address, timeout=REPLY_TIMEOUT_S) as sock:
             sock.sendall(b'{"type": "%s", "data_length": %d}\n' % (kind.encode(), len(data)) + data)
             return read_wyoming(sock)
     except (OSError, ValueError):
@@ -155,9 +156,11 @@ def surrogates(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
         for i in range(n):
             payload = b'{"text": "\\ud800 unlock the front door", "id": %d}' % i
             client.publish("mnemolis/ask", payload, "mnemolis/chaos/s", b"%d" % i)
+        deadline = time.monotonic() + 2 * REPLY_TIMEOUT_S  # for all of them
         for _ in range(n):
             try:
-                mqtt.count(judge(strict(client.next(timeout_s=10).payload)))
+                left = max(0.01, deadline - time.monotonic())
+                mqtt.count(judge(strict(client.next(timeout_s=left).payload)))
             except (AssertionError, ValueError):
                 mqtt.count(LOST)
     return [text, ident, mqtt, wyo]
@@ -186,7 +189,7 @@ def truncated(daemon: ServeProcess, n: int) -> Row:
             reader, writer = await asyncio.open_connection(*daemon.wyoming_address)
             writer.write(b'{"type": "transcript", "data_length": 10}\nabc')
             await writer.drain()
-            header = strict(await asyncio.wait_for(reader.readline(), 15))
+            header = strict(await asyncio.wait_for(reader.readline(), 3 * REPLY_TIMEOUT_S))
             header["data"] = strict(await reader.readexactly(header["data_length"]))
             writer.close()
             return header

@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
 import threading
 import time
@@ -30,7 +29,6 @@ if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.demo.home import DemoHome
     from mnemolis.doctor import Finding
     from mnemolis.plan import Part, Plan
-    from mnemolis.serve.client import Daemon
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -204,29 +202,11 @@ async def _ask_once(config: Config, text: str) -> Answer:
         return await assistant.ask(text)
 
 
-def _ask_daemon(args: argparse.Namespace, text: str) -> int | None:
-    """`mnemolis ask` through a running daemon serving this home; None when there is none."""
-    from mnemolis.config_dir import find_config_dir
-    from mnemolis.serve import client
-
-    if args.local or client.local_only(os.environ):
-        return None
-    config_dir = find_config_dir(args.config)
-    room = getattr(args, "room", None)
-    try:
-        asked = client.ask(text, config_dir, os.environ, via="cli", room=room)
-    except client.NoAnswer as exc:  # it may have acted: never ask a second time
-        print(f"mnemolis: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if asked is None:
-        return None
-    print(asked.printable(args.json), flush=True)
-    return asked.exit_status
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
+    from mnemolis.serve.cli_client import ask_through_daemon
+
     text = " ".join(args.query)
-    through_daemon = _ask_daemon(args, text)
+    through_daemon = ask_through_daemon(args, text)
     if through_daemon is not None:
         return through_daemon
     config = _load(args)
@@ -284,50 +264,12 @@ async def _chat(config: Config, as_json: bool) -> int:
         return await _converse(assistant, as_json)
 
 
-async def _converse_daemon(daemon: Daemon, quit_words: list[str], args: argparse.Namespace) -> int:
-    """The chat loop through a running daemon; its announcements print as they come."""
-    from mnemolis.config_dir import find_config_dir
-    from mnemolis.serve import client
-
-    config_dir = find_config_dir(args.config)
-    session = client.chat_session()
-    stop = client.listen_for_announcements(
-        daemon, session, lambda said: print(said.get("text"), flush=True)
-    )
-    room = getattr(args, "room", None)
-    try:
-        async for line in _turns(sys.stdin.isatty()):
-            text = line.strip()
-            if not text:
-                continue
-            if " ".join(text.lower().split()) in quit_words:
-                break
-            try:
-                asked = await asyncio.to_thread(
-                    client.ask, text, config_dir, os.environ, session, "chat", room, [daemon]
-                )
-            except client.NoAnswer as exc:
-                print(f"mnemolis: {exc}", file=sys.stderr)
-                continue
-            if asked is None:
-                print(f"mnemolis: the daemon at {daemon.where} is gone", file=sys.stderr)
-                return EXIT_FAILED
-            print(asked.printable(args.json), flush=True)
-    finally:
-        stop.set()
-    return EXIT_OK
-
-
 def cmd_chat(args: argparse.Namespace) -> int:
-    from mnemolis.serve import client
+    from mnemolis.serve.cli_client import chat_through_daemon
 
-    if not (args.local or client.local_only(os.environ)):
-        from mnemolis.config_dir import find_config_dir
-
-        found = client.hello(find_config_dir(args.config), os.environ)
-        if found is not None:
-            daemon, quit_words = found
-            return asyncio.run(_converse_daemon(daemon, quit_words, args))
+    through_daemon = chat_through_daemon(args, _turns)
+    if through_daemon is not None:
+        return through_daemon
     config = _load(args)
     _quiet_logs()
     return asyncio.run(_chat(config, args.json))

@@ -16,7 +16,6 @@ tests that reload or stop a daemon start their own.
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import os
@@ -29,8 +28,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,15 +40,10 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from mnemolis.answer import Answer
 from mnemolis.config import load_config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
 from mnemolis.mqtt_connection.link import no_delay
-from mnemolis.origin import Origin
-from mnemolis.serve.announcements import Router
-from mnemolis.serve.command import FrontEnd
-from mnemolis.serve.daemon import Daemon
 from tests.support_kiwix import KiwixZims
 from tests.support_mqtt import require_mosquitto
 from tests.support_open_meteo import OpenMeteoReplay
@@ -220,18 +214,21 @@ def running_daemon(
     env: dict[str, str] | None = None,
     config_dir: Path | None = None,
     preexec: Callable[[], None] | None = None,
+    command: Sequence[str] | None = None,
 ) -> Iterator[ServeProcess]:
     """``mnemolis serve`` with ``flags``, ready on ``front_ends``; stopped (exit 0) after.
 
     ``config_dir`` replaces the house's configuration (see `config_variant`);
-    ``preexec`` runs in the child before it starts (`open_files` limits its files)."""
+    ``preexec`` runs in the child before it starts (`open_files` limits its files);
+    ``command`` is the program (another install's ``mnemolis``; default this one's)."""
     cache = home.folder / f"cache-{uuid.uuid4().hex[:6]}"
     config = str(config_dir or home.config_dir)
-    command = [sys.executable, "-m", "mnemolis", "--config", config, "serve", *flags]
+    program = list(command or [sys.executable, "-m", "mnemolis"])
+    argv = [*program, "--config", config, "serve", *flags]
     socket_path = home.folder / f"d-{uuid.uuid4().hex[:6]}.sock"  # the CLI's socket, its own
     environ = {**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})}
     process = subprocess.Popen(
-        command,
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -246,71 +243,6 @@ def running_daemon(
     finally:
         status = daemon.stop()
     assert status == 0, f"the daemon exited with {status}:\n{daemon.output()}"
-
-
-@dataclass
-class InProcess(Addresses):
-    """A daemon in the test's own event loop: its front-ends, and where they listen."""
-
-    daemon: Daemon
-    front_ends: dict[str, FrontEnd]
-    where: dict[str, str]
-    asked: list[tuple[str, Origin]]  # (text, origin) of every request, as the daemon got it
-    router: Router
-
-
-@asynccontextmanager
-async def in_process_daemon(
-    home: ServeHome, serve_yaml: str, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[InProcess]:
-    """The daemon's own pieces (`serve.command.front_ends`) in this event loop, every
-    front-end on a free port, the sources pointed at the house: for tests that reach
-    inside, to announce or to see what a front-end handed the daemon."""
-    from mnemolis.serve.command import _stop, front_ends
-    from mnemolis.serve.daemon import Daemon, starter_with
-    from mnemolis.serve.settings import Flags, load_serve_settings, with_flags
-
-    folder = home.folder / f"inproc-{uuid.uuid4().hex[:6]}"
-    config_dir = config_variant(home, folder.name, serve_yaml)
-    for key, value in home.environ(folder / "cache").items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("MNEMOLIS_SOCKET", str(folder / "d.sock"))
-    config = load_config(config_dir)
-    flags = Flags("127.0.0.1:0", "tcp://127.0.0.1:0", True, True)
-    settings = with_flags(load_serve_settings(config), flags)
-    where: dict[str, str] = {}
-    daemon = Daemon(config_dir, settings, starter_with({}))
-    await daemon.start(config)
-    asked: list[tuple[str, Origin]] = []
-    ask = daemon.ask
-
-    async def spy(
-        *args: Any,
-    ) -> Answer:  # the front-ends pass (front_end, text, session, origin...)
-        asked.append((args[1], args[3] if len(args) > 3 else Origin(args[0], args[2])))
-        return await ask(*args)
-
-    daemon.ask = spy  # type: ignore[method-assign]
-    import mnemolis.serve.command as command
-
-    monkeypatch.setattr(command, "announce", lambda name, at: where.__setitem__(name, at))
-    chosen, link, router = front_ends(daemon, settings)
-    started: list[FrontEnd] = []
-    try:
-        for front_end in chosen:
-            started.append(front_end)
-            await front_end.start()
-        router.start()
-        if link is not None:
-            await link.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while len(where) < len(chosen) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        assert len(where) == len(chosen), f"not every front-end is ready: {where}"
-        yield InProcess(daemon, {f.name: f for f in chosen}, where, asked, router)
-    finally:
-        router.stop()
-        await _stop(daemon, started, link, 1.0)
 
 
 def open_files(limit: int) -> Callable[[], None]:
@@ -487,7 +419,6 @@ def probe(home: ServeHome, *topics: str) -> MqttProbe:
 __all__ = [
     "ALL_FLAGS",
     "ALL_FRONT_ENDS",
-    "InProcess",
     "MqttProbe",
     "ServeHome",
     "ServeProcess",
@@ -495,7 +426,6 @@ __all__ = [
     "fixture_daemon",
     "fixture_serve_home",
     "http_call",
-    "in_process_daemon",
     "open_files",
     "probe",
     "raw_http",

@@ -17,15 +17,8 @@ from mnemolis.announce import Announcement
 from mnemolis.origin import Origin
 from mnemolis.serve.wyoming_events import event_bytes
 from tests.support_kiwix import fixture_test_zims
-from tests.support_serve import (
-    InProcess,
-    MqttProbe,
-    ServeHome,
-    fixture_serve_home,
-    http_call,
-    in_process_daemon,
-    probe,
-)
+from tests.support_serve import MqttProbe, ServeHome, fixture_serve_home, http_call, probe
+from tests.support_serve_inprocess import InProcess, in_process_daemon
 
 __all__ = ["fixture_serve_home", "fixture_test_zims"]
 

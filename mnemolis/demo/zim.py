@@ -174,13 +174,16 @@ def check_book(book: ZimBook) -> None:
 
 
 @contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """libzim prints its progress ("ZIM file is ready!") on file descriptor 1
-    whatever `config_verbose` says; a CLI whose stdout is JSON must not see it."""
+def _no_progress() -> Iterator[None]:
+    """libzim prints its progress ("Detect dangling redirects", "ZIM file is ready!") on
+    file descriptor 1 whatever `config_verbose` says: a CLI whose stdout is JSON must not
+    see it, and a first `make demo` need not either. Its errors are exceptions."""
     sys.stdout.flush()
     saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(2, 1)
+        os.dup2(devnull, 1)
+        os.close(devnull)
         yield
     finally:
         sys.stdout.flush()
@@ -198,7 +201,7 @@ def write_zim(book: ZimBook, path: Path, workers: int = 2) -> Path:
     try:
         creator = Creator(str(partial)).config_indexing(True, book.language)
         creator.config_nbworkers(workers)
-        with _stdout_to_stderr(), creator:
+        with _no_progress(), creator:
             if book.articles:
                 creator.set_mainpath(book.articles[0].path)
             for article in book.articles:

@@ -14,10 +14,12 @@ session expiry, `SESSION_EXPIRY_S`), so requests published while the daemon
 was away from a broker that stayed up are kept for it; and the daemon tries
 again at least every `RECONNECT_MAX_S` while the broker is down, so after a
 broker restart the window in which a request finds no subscriber (the broker
-tells its sender so: PUBACK "No matching subscribers") stays short. Incoming packets are bounded by the MQTT 5
-maximum packet size the client announces (four times the payload limit:
-a payload over the limit but under that still arrives and is refused in
-words; a larger one the broker drops instead of sending it).
+tells its sender so: PUBACK "No matching subscribers") stays short.
+
+Incoming packets are bounded by the MQTT 5 maximum packet size the client
+announces (four times the payload limit: a payload over the limit but under
+that still arrives and is refused in words; a larger one the broker drops
+instead of sending it).
 """
 
 from __future__ import annotations
