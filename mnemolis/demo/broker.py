@@ -20,11 +20,11 @@ input (HTTP bytes, PUBLISH before CONNECT, QoS 3, a wildcard or invalid UTF-8
 in a topic...), not a half CONNECT, a client silent past its keepalive
 (still open after 60 s), a packet of any size (it has no limit), a
 client that stops reading; connections over the limit wait instead of being
-refused. It would add 11 packages (6.3 MB) to the install, and it is slower
-and larger here (bench/demo.py: round trip 0.70 / 0.80 ms at QoS 0 / 1
-against 0.31 / 0.57, fan-out 4,500 against 7,100 deliveries/s, RSS 16.5 MiB
-over a bare Python against 9.8; bench/RESULTS.md). mqttools speaks MQTT 5
-only, at QoS 0 only.
+refused. It would add 11 packages (6.3 MB) to the install, and here it is
+slower and larger (bench/demo.py, medians: round trip 0.59 / 0.61 ms at QoS
+0 / 1 against 0.30 / 0.52, fan-out 3,100 against 10,900 deliveries/s, spawn
+to listening 176 against 92 ms, RSS 17.3 MiB over a bare Python against 9.6;
+bench/RESULTS.md). mqttools speaks MQTT 5 only, at QoS 0 only.
 
 What it does: clean sessions; QoS 0 and 1 both ways (a QoS 2 publish is
 taken once and delivered at QoS 1 at most); retained messages (an empty one
