@@ -145,13 +145,10 @@ class HttpApi:
         prepare_unix_path(self.name, path)
         loop = asyncio.get_running_loop()
         server = GuardedServer(self._unix, self.socket_guard, self.limits.keepalive_s)
-        old = os.umask(0o117)  # the socket is born 0660: no moment where others may connect
-        try:
+        try:  # born with the umask's mode (0755: only the owner may connect), then 0660
             listening = await loop.create_unix_server(server, path)
         except OSError as exc:
             raise describe(self.name, f"unix://{path}", exc) from exc
-        finally:
-            os.umask(old)
         os.chmod(path, SOCKET_MODE)
         self._servers.append((server, listening))
         self.socket_path = path

@@ -164,18 +164,21 @@ class MqttApi:
             return BadRequest("unauthorized", message, 401, request.id)
         return request
 
-    def destination(self, message: Message) -> str:
-        """The response topic when it is allowed, else the answer topic."""
-        topic = message.response_topic
-        if topic is None:
-            return self.settings.answer_topic
-        allowed = (
+    def allowed(self, topic: str) -> bool:
+        """A response topic Mnemolis may publish on (never a device's)."""
+        return (
             0 < len(topic.encode()) <= MAX_TOPIC_BYTES
             and not any(c in topic for c in "+#\0")
             and topic not in self.forbidden
             and any(topic.startswith(p) for p in self.settings.response_prefixes)
         )
-        if allowed:
+
+    def destination(self, message: Message) -> str:
+        """The response topic when it is allowed, else the answer topic."""
+        topic = message.response_topic
+        if topic is None:
+            return self.settings.answer_topic
+        if self.allowed(topic):
             return topic
         log.warning(
             "mqtt-api: the response topic %s is not allowed (response_prefixes: %s); "
@@ -191,7 +194,7 @@ class MqttApi:
         if request.named_session:
             return request.session, None
         topic = message.response_topic
-        if topic is not None and self.destination(message) == topic:
+        if topic is not None and self.allowed(topic):
             return f"mqtt:{topic}", None
         return DEFAULT_SESSION, f"mqtt:request:{next(self._requests)}"
 

@@ -138,7 +138,10 @@ class TranscriptHandler:
                     break
                 if event is None:
                     break
-                await self.handle_event(event)
+                try:
+                    await self.handle_event(event)
+                except (ConnectionError, OSError):  # the peer went away mid-answer
+                    break
         finally:
             if self.used_own_session:
                 self.service.daemon.forget(self.session)
