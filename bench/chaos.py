@@ -47,6 +47,7 @@ from tests.support_serve import (
     raw_http,
     running_daemon,
     running_home,
+    send_slowly,
 )
 
 LIMITS = "limits: {read_timeout_s: 2}\n"
@@ -213,28 +214,11 @@ def unfinished_http(daemon: ServeProcess, n: int) -> Row:
 
     def one(i: int) -> None:
         started = time.monotonic()
-        reply = b""
+        slow = [bytes([c]) for c in b"GET /health HTTP/1.1\r\nX-Slow: " + b"x" * 40]
         try:
-            with socket.create_connection(("127.0.0.1", daemon.http_port), timeout=15) as sock:
-                if i % 2 == 0:
-                    sock.sendall(b"GET /hea")
-                else:
-                    sock.settimeout(0.2)
-                    for byte in b"GET /health HTTP/1.1\r\nX-Slow: " + b"x" * 40:
-                        try:
-                            sock.sendall(bytes([byte]))
-                            reply += sock.recv(65536)
-                        except TimeoutError:
-                            continue
-                        except OSError:
-                            break
-                        if reply:
-                            break
-                    sock.settimeout(15)
-                while chunk := sock.recv(65536):
-                    reply += chunk
+            reply = send_slowly(daemon.http_port, [b"GET /hea"] if i % 2 == 0 else slow, 0.2)
         except OSError:
-            pass
+            reply = b""
         waits.append(time.monotonic() - started)
         try:
             verdict = judge(strict(reply.partition(b"\r\n\r\n")[2]))

@@ -300,6 +300,31 @@ def raw_http(port: int, data: bytes, timeout_s: float = 5.0) -> bytes:
     return b"".join(chunks)
 
 
+def send_slowly(port: int, pieces: Sequence[bytes], gap_s: float = 0.1) -> bytes:
+    """Send ``pieces`` one every ``gap_s`` (or until the server answers); everything the
+    server says until it closes."""
+    import socket
+
+    reply = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        for piece in pieces:
+            try:
+                sock.sendall(piece)
+            except OSError:
+                break
+            sock.settimeout(gap_s)
+            try:
+                reply += sock.recv(65536)
+            except TimeoutError:
+                continue
+            if reply:
+                break
+        sock.settimeout(15)
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
 @dataclass
 class Received:
     topic: str
@@ -431,4 +456,5 @@ __all__ = [
     "raw_http",
     "running_daemon",
     "running_home",
+    "send_slowly",
 ]
