@@ -52,12 +52,12 @@ class CheckReport:
 def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckReport, list[str]]:
     """Everything `mnemolis check` finds, and (``where``) the provenance lines asked for."""
     report = CheckReport()
+    problems = Problems()
     try:
-        config = load_config(root)
-    except ConfigError as exc:
+        config = load_config(root, problems=problems)
+    except ConfigError as exc:  # no configuration to go on with (no directory, no intents)
         report.errors = [str(e) for e in exc.errors]
         return report, []
-    problems = Problems()
     _settings(config, problems)
     home = HomeCheck(config)
     home.run()
@@ -81,7 +81,8 @@ def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckRe
             f"{len(config.intents)} intents, {understander.intent_map.phrase_count} phrases, "
             f"{len(config.devices)} devices; {passed}/{count} examples pass"
         )
-    report.errors = [str(e) for e in problems.errors] + report.errors
+    ordered = sorted(problems.errors, key=lambda e: (e.path, e.line or 0))
+    report.errors = [str(e) for e in ordered] + report.errors
     report.summary = layer_lines(config) + report.summary
     return report, provenance_lines(config, where) if where is not None else []
 
@@ -282,8 +283,9 @@ def provenance_lines(config: Config, names: Sequence[str]) -> list[str]:
     return lines
 
 
-def run_check(root: str | None, where: Sequence[str] | None, out: TextIO = sys.stdout) -> int:
+def run_check(root: str | None, where: Sequence[str] | None, out: TextIO | None = None) -> int:
     """Print what `check` found (errors and warnings on standard error); its exit status."""
+    out = out or sys.stdout
     report, lines = check(root, where)
     for line in report.errors:
         print(line, file=sys.stderr)

@@ -139,15 +139,22 @@ def find_config_dir(
     return bundled_config_dir()
 
 
-def load_config(root: str | os.PathLike[str] | None = None, language: str = "en") -> Config:
+def load_config(
+    root: str | os.PathLike[str] | None = None,
+    language: str = "en",
+    problems: Problems | None = None,
+) -> Config:
     """Read and check a configuration: the owner's directory (``root``, else
     `find_config_dir`) laid over the shipped one (`overlay`). Every error found is
-    raised together (`ConfigErrors`, which reads as the first)."""
+    raised together (`ConfigErrors`, which reads as the first), or, given
+    ``problems``, kept there and the rest of the configuration returned (what
+    `mnemolis check` needs to go on checking)."""
     owner = find_config_dir(root)
     bundled = bundled_config_dir()
     _check_owner_dir(owner, bundled)
     layers = layers_of(owner, bundled)
-    problems = Problems()
+    keep_going = problems is not None
+    problems = problems if problems is not None else Problems()
     files = intent_files(layers, language)
     if not files:
         raise ConfigError(
@@ -194,7 +201,8 @@ def load_config(root: str | os.PathLike[str] | None = None, language: str = "en"
             with problems.each():
                 home = load_home(sources[stem], At(found[-1].path))
                 devices, rooms, floors = home.devices, home.rooms, home.floors
-    problems.raise_any()
+    if not keep_going:
+        problems.raise_any()
     return Config(
         root=owner,
         language=lang,

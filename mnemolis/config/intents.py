@@ -73,6 +73,7 @@ class IntentSpec:
     steps: list[Step] | None = None  # a routine's steps, once read (`routines.load_steps`)
     raw_do: Any = None  # the `do:` list as written, read once every intent is known
     at_do: At | None = None
+    at: At | None = field(default=None, compare=False)  # where it is written
     origins: list[Origin] = field(default_factory=list)  # where it was defined and changed
 
     @property
@@ -309,6 +310,7 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         say=say,
         raw_do=data.get("do"),
         at_do=at / "do" if "do" in data else None,
+        at=at,
     )
 
 

@@ -435,10 +435,10 @@ def load_steps(
 ) -> list[Step]:
     """The steps of ``owner`` (its `do:` and a final `say:`), every error kept."""
     reader = _Reader(owner, intents, slots, states, problems)
-    at = owner.at_do if owner.at_do is not None else At(Path(owner.path))
-    steps = reader.steps(owner.raw_do, at)
+    home = owner.at if owner.at is not None else At(Path(owner.path))
+    steps = reader.steps(owner.raw_do, owner.at_do or home / "do")
     if owner.say is not None:
         with problems.each():
-            say_at = At(at.path, (*at.keys[:-1], "say"))
+            say_at = home / "say"
             steps.append(SayStep(reader.template(owner.say, say_at, "say"), say_at))
     return steps

@@ -159,6 +159,7 @@ def line_of(path: Path, keys: tuple[Any, ...]) -> int | None:
                     break
         elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
             nxt = node.value[key]
+            line = nxt.start_mark.line + 1
         node = nxt
     if node is not None and line is None:
         line = node.start_mark.line + 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from mnemolis.bundled import fill
 from mnemolis.config import At, Config
+from mnemolis.config.intents import closest
 from mnemolis.config.problems import Problems
 from mnemolis.config.routines import check_topic
 
@@ -33,7 +34,7 @@ def load_external_settings(config: Config) -> ExternalSettings:
     problems = Problems()
     for key in raw:
         if key not in KEYS:
-            problems.add((at / key).error(f"unknown key {key!r} (one of {', '.join(KEYS)})"))
+            problems.add((at / key).error(f"unknown key {key!r}{closest(str(key), KEYS)}"))
     defaults = ExternalSettings()
     prefixes = {}
     for key in ("topic_prefix", "hermes_prefix"):

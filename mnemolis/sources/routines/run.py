@@ -200,7 +200,9 @@ class RoutineRun:
         return [(label, step)]
 
     async def _lanes(self, label: str, step: Lanes) -> list[Numbered] | None:
+        first = len(self.reports)
         lefts = await asyncio.gather(*(self.run(lane.steps) for lane in step.lanes))
+        self.reports[first:] = sorted(self.reports[first:], key=lambda r: _order(r.step))
         waiting = [Lane(left) for left in lefts if left is not None]
         if not waiting:
             return None
@@ -442,3 +444,8 @@ def _fits(device: Device, step: DeviceStep, areas: set[str], target: Target) -> 
     if target.device_classes and device.device_class not in target.device_classes:
         return False
     return step.action in TYPE_ACTIONS.get(device.type, ())
+
+
+def _order(label: str) -> tuple[int, ...]:
+    """ "1.then.2" in step order: numbers as numbers, a branch name before its steps."""
+    return tuple(int(p) if p.isdigit() else 0 for p in label.split("."))

@@ -12,6 +12,7 @@ from typing import Any
 
 from mnemolis.bundled import fill
 from mnemolis.config import At, Config, ConfigError
+from mnemolis.config.intents import closest
 from mnemolis.config.problems import Problems
 
 STEM = "routines"
@@ -44,7 +45,8 @@ def load_routine_settings(config: Config, stem: str = STEM) -> RoutineSettings:
     problems = Problems()
     for key in raw:
         if key not in (*NUMBERS, "replies"):
-            problems.add((at / key).error(f"unknown key {key!r}"))
+            known = (*NUMBERS, "replies")
+            problems.add((at / key).error(f"unknown key {key!r}{closest(str(key), known)}"))
     numbers: dict[str, float] = {}
     for key, (low, high) in NUMBERS.items():
         value = raw.get(key, getattr(RoutineSettings, key))
