@@ -239,7 +239,7 @@ def layer_lines(config: Config) -> list[str]:
                 done.setdefault(example.path, Counter())["examples"] += 1
     lines = [f"owner's configuration {config.root} over the shipped {config.layers[0].root}"]
     words = {
-        "defined": "new or replaced files' intents",
+        "defined": "new intents",
         "extended": "intents extended",
         "overridden": "intents overridden",
         "disabled": "intents switched off",
