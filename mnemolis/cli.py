@@ -393,7 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.func(args)
         return result
     except ConfigError as exc:
-        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
+        for error in exc.errors:  # every one of them, each with its file and line
+            print(f"mnemolis: configuration error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130

@@ -10,7 +10,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -164,3 +164,43 @@ def step_statuses(answer: Answer) -> list[tuple[str, str, str]]:
     """(step, kind, status) of every step of the first routine part."""
     part = next(p for p in answer.parts if p.answer.data.get("steps") is not None)
     return [(s["step"], s["kind"], s["status"]) for s in part.answer.data["steps"]]
+
+
+LIGHTS = ["kitchen light", "living room lamp", "bedroom light", "porch light", "hallway light"]
+LOCKS = ["front door", "back door"]
+
+
+def play(
+    config: Config,
+    broker: Mosquitto,
+    scenario: Callable[[RoutineHouse], Awaitable[None]],
+    **options: Any,
+) -> None:
+    """Start the house (options as `routine_house`), play ``scenario``, stop it."""
+
+    async def main() -> None:
+        async with routine_house(config, broker, **options) as house:
+            await scenario(house)
+
+    asyncio.run(main())
+
+
+def report_lock(house: RoutineHouse, lock: str, state: str) -> None:
+    """A lock reports its state on its own (zigbee2mqtt sends `state` and `lock_state`)."""
+    house.simulator.report(lock, state=state.upper(), lock_state=state)
+
+
+async def wake_the_house(house: RoutineHouse) -> None:
+    """Every light on and both doors unlocked, reported by the devices themselves."""
+    for light in LIGHTS:
+        house.simulator.report(light, state="ON")
+    for lock in LOCKS:
+        report_lock(house, lock, "unlocked")
+    await house.ask("is the back door locked")  # the source has heard the reports by then
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        answer = await house.ask("is the front door unlocked")
+        if answer.text.startswith("Yes"):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the reports did not arrive")

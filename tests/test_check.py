@@ -99,7 +99,10 @@ def test_a_device_discovery_may_announce_is_a_warning_unless_it_looks_like_a_typ
     assert len(found_errors) == len(errors)
     assert all(e in line for e, line in zip(errors, found_errors, strict=True))
     assert len(found_warnings) == len(warnings)
-    assert all(w in line and "fine if discovery announces it" in line for w, line in zip(warnings, found_warnings, strict=True))
+    assert all(
+        w in line and "fine if discovery announces it" in line
+        for w, line in zip(warnings, found_warnings, strict=True)
+    )
 
 
 OWNER = """
@@ -123,7 +126,9 @@ def test_check_says_what_the_owners_files_add_and_where_each_phrase_is(
 ) -> None:
     folder = owner_dir(tmp_path / "owner", {"intents/en/mine.yaml": OWNER})
     mine = folder / "intents" / "en" / "mine.yaml"
-    assert main(["--config", str(folder), "check", "--where", "device.turn_off", "decline.music"]) == 0
+    assert (
+        main(["--config", str(folder), "check", "--where", "device.turn_off", "decline.music"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("device.turn_off: defined in ") and out[0].endswith(
         f"(shipped); extended in {mine}:3"
@@ -151,3 +156,19 @@ def test_the_shipped_configuration_passes_check_without_warnings(
     captured = capsys.readouterr()
     assert captured.err == ""
     assert captured.out.strip().endswith("examples pass")
+
+
+@pytest.mark.parametrize(
+    "target", ["intents/en/latin1.yaml", "sources/clock.yaml", "intents/en/language.yaml"]
+)
+def test_a_file_that_is_not_utf8_is_a_config_error_every_caller_reports(
+    tmp_path: Path, target: str
+) -> None:
+    """`ConfigError`, not `UnicodeDecodeError`: the CLI exits 2 and a daemon's reload is
+    refused with the file and line (it catches `ConfigError`)."""
+    from mnemolis.config import ConfigError, load_config
+
+    folder = lay(tmp_path / "owner", {target: "latin1.yaml"})
+    with pytest.raises(ConfigError) as caught:
+        load_config(folder)
+    assert (caught.value.path, caught.value.line) == (str(folder / target), 1)

@@ -64,7 +64,10 @@ def P(intent: str | None, **slots: Any) -> tuple[str | None, dict[str, Any]]:
 ROWS = [
     # the owner's phrasing of a shipped intent, with its device
     ("nix the porch light", [P("device.turn_off", device="porch light")]),
-    ("lights out please in the kitchen", [P("device.turn_off", room="kitchen", device="kitchen light")]),
+    (
+        "lights out please in the kitchen",
+        [P("device.turn_off", room="kitchen", device="kitchen light")],
+    ),
     # the shipped phrases still work beside the owner's
     ("turn off the kitchen light", [P("device.turn_off", device="kitchen light")]),
     # a new intent of the owner's, with the action its YAML names
@@ -170,7 +173,11 @@ def test_the_language_file_overrides_key_by_key(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("files", "holds"),
-    [({"intents/en/x.yaml": "intents: {}\n"}, True), ({"sources/mqtt.yaml": "{}\n"}, True), ({}, False)],
+    [
+        ({"intents/en/x.yaml": "intents: {}\n"}, True),
+        ({"sources/mqtt.yaml": "{}\n"}, True),
+        ({}, False),
+    ],
 )
 def test_etc_counts_when_it_holds_intents_or_sources(
     tmp_path: Path, files: dict[str, str], holds: bool
@@ -181,9 +188,14 @@ def test_etc_counts_when_it_holds_intents_or_sources(
 
 @pytest.mark.parametrize(
     ("folder", "reason"),
-    [("missing", "no such configuration directory"), ("empty", "no intents directory and no sources")],
+    [
+        ("missing", "no such configuration directory"),
+        ("empty", "no intents directory and no sources"),
+    ],
 )
-def test_an_owner_directory_that_cannot_be_one_says_why(tmp_path: Path, folder: str, reason: str) -> None:
+def test_an_owner_directory_that_cannot_be_one_says_why(
+    tmp_path: Path, folder: str, reason: str
+) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match=reason):
         load_config(tmp_path / folder)
@@ -221,7 +233,9 @@ def _leaves(tree: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]
 
 
 @given(shipped=mappings, owner=mappings)
-def test_the_owners_values_win_and_the_rest_is_shipped(shipped: dict[str, Any], owner: dict[str, Any]) -> None:
+def test_the_owners_values_win_and_the_rest_is_shipped(
+    shipped: dict[str, Any], owner: dict[str, Any]
+) -> None:
     result = layered("mqtt", shipped, owner)
     for path, value in _leaves(owner).items():
         if path and (value is not None) and value != {}:

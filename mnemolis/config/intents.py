@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemolis.config.problems import Problems
-from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text, lower_words
+from mnemolis.config.yaml_at import At, ConfigError, as_mapping, as_strings, as_text, lower_words
 from mnemolis.devices import TYPE_ACTIONS
 from mnemolis.sources import registry as source_registry
 
@@ -121,12 +121,15 @@ def load_phrases(value: Any, at: At, problems: Problems) -> list[Phrase]:
     phrases: list[Phrase] = []
     seen: set[str] = set()
     for i, item in enumerate(value):
-        with problems.each():
+        try:  # (a thousand phrases: a plain try is cheaper than `problems.each()`)
             phrase = _phrase(item, at / i)
             if phrase.text.lower() in seen:
                 raise (at / i).error(f"phrase {phrase.text!r} is listed twice")
-            seen.add(phrase.text.lower())
-            phrases.append(phrase)
+        except ConfigError as error:
+            problems.add(error)
+            continue
+        seen.add(phrase.text.lower())
+        phrases.append(phrase)
     return phrases
 
 
@@ -283,8 +286,9 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         )
     action = _action(name, data.get("action"), device_types, at / "action", problems)
     for phrase in phrases:
-        with problems.each():
-            _check_captures(name, phrase, slot_names, slots)
+        if "{" in phrase.text:
+            with problems.each():
+                _check_captures(name, phrase, slot_names, slots)
     examples = load_examples(data.get("examples"), name, at / "examples", problems)
     say = None
     if "say" in data:
