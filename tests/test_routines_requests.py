@@ -129,6 +129,30 @@ def test_a_confirm_step_waits_for_a_yes_before_the_rest(tmp_path: Path, broker: 
         probe.stop()
 
 
+def test_two_routines_waiting_in_one_turn_each_go_on_from_where_they_stopped(
+    tmp_path: Path, broker: Mosquitto
+) -> None:
+    config = owner_config(tmp_path, WELCOME)
+    probe = MqttProbe(broker.host, broker.port, ["test/#"]).start()
+
+    async def scenario(house: RoutineHouse) -> None:
+        asked = await house.ask("welcome home and party time")
+        assert [p.status for p in asked.parts] == [Status.NEEDS_CONFIRMATION] * 2
+        done = await house.ask("yes")
+        assert done.outcome is Outcome.ANSWERED, done.text
+        assert done.text == "Welcome home. The party has started."
+        assert house.commands("front door") == [{"state": "UNLOCK"}]
+        assert len(house.commands("hallway light")) == 1
+
+    try:
+        play(config, broker, scenario)
+        assert probe.inbox.get(timeout=5).payload == b"started"
+        time.sleep(0.1)
+        assert probe.inbox.empty()
+    finally:
+        probe.stop()
+
+
 def test_an_expired_yes_runs_nothing_more(tmp_path: Path, broker: Mosquitto) -> None:
     config = owner_config(tmp_path, WELCOME)
 

@@ -59,7 +59,7 @@ class RoutinesSource:
         self.config = config
         self.tools = Tools(config, registry, peers, settings)
         self.settings = settings
-        self._paused: OrderedDict[str, Paused] = OrderedDict()
+        self._paused: OrderedDict[str, list[Paused]] = OrderedDict()
 
     async def start(self) -> None:
         """Nothing to connect: the steps use the other sources."""
@@ -82,9 +82,8 @@ class RoutinesSource:
         if spec is None or spec.steps is None:
             text = f"{part.intent} is not a routine"
             return PartAnswer(text, Status.ERROR, SOURCE, {"problem": "not_a_routine"})
-        paused = self._paused.pop(request.session, None)
-        resumed = paused is not None and request.confirmed and paused.part is part
-        if resumed and paused is not None:
+        paused = self._take(request.session, part) if request.confirmed else None
+        if paused is not None:
             run = RoutineRun(spec, part, request, self.tools, confirmed=paused.asked)
             steps = paused.left
         else:
@@ -104,10 +103,23 @@ class RoutinesSource:
         answer.ms = (time.perf_counter() - started) * 1000
         return answer
 
+    def _take(self, session: str, part: Part) -> Paused | None:
+        """The paused run of this very part (the one the assistant held), if any."""
+        waiting = self._paused.get(session, [])
+        found = next((p for p in waiting if p.part is part), None)
+        if found is not None:
+            waiting.remove(found)
+        return found
+
     def _keep(self, session: str, paused: Paused) -> None:
-        self._paused[session] = paused
-        while len(self._paused) > self.settings.paused_max:
-            self._paused.popitem(last=False)
+        """Keep a paused run (several per conversation: "welcome home and party time")."""
+        self._paused.setdefault(session, []).append(paused)
+        self._paused.move_to_end(session)
+        while sum(len(v) for v in self._paused.values()) > self.settings.paused_max:
+            oldest = next(iter(self._paused))
+            self._paused[oldest].pop(0)
+            if not self._paused[oldest]:
+                del self._paused[oldest]
 
     def _compose(self, name: str, reports: list[StepReport], waiting: bool) -> PartAnswer:
         """One answer: what was said, then what did not go to plan, in step order."""
