@@ -12,6 +12,8 @@ developer machine and fail under CI (`.ci/run` installs it).
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import shutil
 import socket
 import subprocess
@@ -20,12 +22,18 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import mpd
 import pytest
 from mutagen.id3 import ID3, TALB, TCON, TIT2, TPE1, TRCK
 
+from mnemolis.config import Config
 from mnemolis.demo.mosquitto import free_port
+from mnemolis.origin import Origin
+from mnemolis.sources.base import PartAnswer, Request
+from mnemolis.sources.music.source import MusicSource
+from mnemolis.understand import Understander, registry_from_config
 
 #: MPEG-2 (LSF) layer III, 8 kbit/s, 16 kHz, mono, no CRC: each frame is 36 bytes and
 #: 576 samples long (ISO/IEC 13818-3; header fields as in ISO/IEC 11172-3 2.4.1.3).
@@ -45,19 +53,77 @@ class Track:
     seconds: float = 60.0
 
 
-#: The test library: three genres, five artists, five albums.
+#: The test library: five genres, seven artists, eight albums, one song without artist or album.
 TRACKS: tuple[Track, ...] = (
-    Track("jazz/miles_davis/kind_of_blue/01.mp3", "So What", "Miles Davis", "Kind of Blue", "Jazz", 1),
-    Track("jazz/miles_davis/kind_of_blue/02.mp3", "Freddie Freeloader", "Miles Davis", "Kind of Blue", "Jazz", 2),
-    Track("jazz/miles_davis/kind_of_blue/03.mp3", "Blue in Green", "Miles Davis", "Kind of Blue", "Jazz", 3),
-    Track("jazz/john_coltrane/blue_train/01.mp3", "Blue Train", "John Coltrane", "Blue Train", "Jazz", 1),
-    Track("jazz/john_coltrane/blue_train/02.mp3", "Moment's Notice", "John Coltrane", "Blue Train", "Jazz", 2),
-    Track("rock/beatles/abbey_road/01.mp3", "Come Together", "The Beatles", "Abbey Road", "Rock", 1),
+    Track(
+        "jazz/miles_davis/kind_of_blue/01.mp3", "So What", "Miles Davis", "Kind of Blue", "Jazz", 1
+    ),
+    Track(
+        "jazz/miles_davis/kind_of_blue/02.mp3",
+        "Freddie Freeloader",
+        "Miles Davis",
+        "Kind of Blue",
+        "Jazz",
+        2,
+    ),
+    Track(
+        "jazz/miles_davis/kind_of_blue/03.mp3",
+        "Blue in Green",
+        "Miles Davis",
+        "Kind of Blue",
+        "Jazz",
+        3,
+    ),
+    Track(
+        "jazz/john_coltrane/blue_train/01.mp3",
+        "Blue Train",
+        "John Coltrane",
+        "Blue Train",
+        "Jazz",
+        1,
+    ),
+    Track(
+        "jazz/john_coltrane/blue_train/02.mp3",
+        "Moment's Notice",
+        "John Coltrane",
+        "Blue Train",
+        "Jazz",
+        2,
+    ),
+    Track(
+        "rock/beatles/abbey_road/01.mp3", "Come Together", "The Beatles", "Abbey Road", "Rock", 1
+    ),
     Track("rock/beatles/abbey_road/02.mp3", "Something", "The Beatles", "Abbey Road", "Rock", 2),
-    Track("rock/beatles/abbey_road/03.mp3", "Here Comes the Sun", "The Beatles", "Abbey Road", "Rock", 3),
+    Track(
+        "rock/beatles/abbey_road/03.mp3",
+        "Here Comes the Sun",
+        "The Beatles",
+        "Abbey Road",
+        "Rock",
+        3,
+    ),
     Track("rock/beatles/let_it_be/01.mp3", "Let It Be", "The Beatles", "Let It Be", "Rock", 1),
-    Track("folk/simon_garfunkel/bridge/01.mp3", "The Boxer", "Simon & Garfunkel", "Bridge over Troubled Water", "Folk", 1),
-    Track("folk/simon_garfunkel/bridge/02.mp3", "Cecilia", "Simon & Garfunkel", "Bridge over Troubled Water", "Folk", 2),
+    Track(
+        "folk/simon_garfunkel/bridge/01.mp3",
+        "The Boxer",
+        "Simon & Garfunkel",
+        "Bridge over Troubled Water",
+        "Folk",
+        1,
+    ),
+    Track(
+        "folk/simon_garfunkel/bridge/02.mp3",
+        "Cecilia",
+        "Simon & Garfunkel",
+        "Bridge over Troubled Water",
+        "Folk",
+        2,
+    ),
+    Track("pop/sam_sparro/01.mp3", "Black and Gold", "Sam Sparro", "Sam Sparro", "Pop", 1),
+    Track(
+        "rock/hall_oates/01.mp3", "Rich Girl", "Hall & Oates", "Bigger Than Both of Us", "Rock", 1
+    ),
+    Track("field/rain.mp3", "Rain on the Roof", "", "", "Ambient", 1),
 )
 #: Saved playlists (MPD's playlist_directory, one path a line).
 PLAYLISTS: dict[str, tuple[str, ...]] = {
@@ -72,8 +138,10 @@ def write_mp3(path: Path, track: Track) -> None:
     path.write_bytes(MP3_FRAME * max(1, round(track.seconds * FRAMES_PER_SECOND)))
     tags = ID3()
     tags.add(TIT2(encoding=3, text=track.title))
-    tags.add(TPE1(encoding=3, text=track.artist))
-    tags.add(TALB(encoding=3, text=track.album))
+    if track.artist:  # a field recording says no artist and no album
+        tags.add(TPE1(encoding=3, text=track.artist))
+    if track.album:
+        tags.add(TALB(encoding=3, text=track.album))
     tags.add(TCON(encoding=3, text=track.genre))
     tags.add(TRCK(encoding=3, text=str(track.number)))
     tags.save(path, v2_version=3)
@@ -93,9 +161,7 @@ def write_library(
 
 
 def find_mpd() -> str | None:
-    return shutil.which("mpd") or (
-        "/usr/bin/mpd" if Path("/usr/bin/mpd").is_file() else None
-    )
+    return shutil.which("mpd") or ("/usr/bin/mpd" if Path("/usr/bin/mpd").is_file() else None)
 
 
 def require_mpd() -> str:
@@ -220,16 +286,16 @@ class Mpd:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def music_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+@pytest.fixture(name="music_library", scope="session")
+def fixture_music_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The generated library: (music directory, playlist directory)."""
     root = tmp_path_factory.mktemp("music-library")
     write_library(root / "music", root / "playlists")
     return root / "music", root / "playlists"
 
 
-@pytest.fixture(scope="session")
-def mpd_server(music_library: tuple[Path, Path]) -> Iterator[Mpd]:
+@pytest.fixture(name="mpd_server", scope="session")
+def fixture_mpd_server(music_library: tuple[Path, Path]) -> Iterator[Mpd]:
     """One real mpd for the session; `player` resets it for each test."""
     server = Mpd(require_mpd(), *music_library)
     server.start()
@@ -239,8 +305,8 @@ def mpd_server(music_library: tuple[Path, Path]) -> Iterator[Mpd]:
         server.cleanup()
 
 
-@pytest.fixture
-def player(mpd_server: Mpd) -> Mpd:
+@pytest.fixture(name="player")
+def fixture_player(mpd_server: Mpd) -> Mpd:
     mpd_server.reset()
     return mpd_server
 
@@ -258,3 +324,54 @@ class Nowhere:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def with_players(config: Config, *players: dict[str, Any], **more: Any) -> Config:
+    music = {"players": list(players), "timeout_s": 2.0, **more}
+    return dataclasses.replace(config, sources={**config.sources, "music": music})
+
+
+def source_for(config: Config, state: Path, *servers: Mpd, **more: Any) -> MusicSource:
+    """A music source with one player per server: the first in the living room, the
+    second in the kitchen."""
+    areas = (["living room"], ["kitchen"])
+    players = [
+        {"name": areas[i][0], "host": s.host, "port": s.port, "areas": areas[i]}
+        for i, s in enumerate(servers)
+    ]
+    return MusicSource(
+        with_players(config, *players, **more), registry_from_config(config), state, {}
+    )
+
+
+def ask(
+    source: MusicSource, understander: Understander, text: str, room: str | None = None
+) -> PartAnswer:
+    (part,) = understander.understand(text).parts()
+    assert part.source == "music", part.to_dict()
+    return asyncio.run(source.answer(part, Request(origin=Origin(room=room))))
+
+
+def mpd_state(server: Mpd) -> dict[str, Any]:
+    """What MPD itself says: status, current song and queue."""
+    client = server.client()
+    try:
+        status = client.status()
+        current = client.currentsong()
+        queue = client.playlistinfo()
+    finally:
+        client.disconnect()
+    return {
+        "state": status["state"],
+        "volume": int(status.get("volume", -1)),
+        "random": status["random"] == "1",
+        "repeat": status["repeat"] == "1",
+        "single": status["single"] == "1",
+        "title": current.get("title"),
+        "artist": current.get("artist"),
+        "queue": [song["file"] for song in queue],
+        "pos": int(status["song"]) if "song" in status else None,
+    }

@@ -23,9 +23,10 @@ async def diagnose(lists: ListsSource) -> list[Finding]:
         parent = settings.path.parent
         while not parent.exists() and parent != parent.parent:
             parent = parent.parent
-        if not os.access(parent, os.W_OK):
+        if not parent.is_dir() or not os.access(parent, os.W_OK):
             fix = "make the state directory writable, or set MNEMOLIS_STATE"
-            return [Finding("lists", Level.BROKEN, f"{parent} is not writable", fix)]
+            what = "is not writable" if parent.is_dir() else "is not a directory"
+            return [Finding("lists", Level.BROKEN, f"{parent} {what}", fix)]
         return [Finding("lists", Level.OK, text)]
     try:
         found = await asyncio.to_thread(store.lists)

@@ -12,12 +12,13 @@ buy ("milk eggs") is split into them; anything else stays one item.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from mnemolis.sources.lists.settings import ListsSettings, ListWords
-from mnemolis.sources.phrasing import Words, ends, starts
+from mnemolis.sources.phrasing import Words, ends, phrases, starts
 
+GLUE = "\x00"  # joins the words of a name that must not be split
 _PUNCT = re.compile(r"[^\w\s',&-]+")
 
 
@@ -69,8 +70,15 @@ class ListReader:
     """Reads list requests with the words of `sources/lists.yaml` and the spoken
     forms of the ``list_name`` slot (``spoken`` -> list name)."""
 
-    def __init__(self, settings: ListsSettings, spoken: Mapping[str, str]) -> None:
+    def __init__(
+        self, settings: ListsSettings, spoken: Mapping[str, str], pairs: Iterable[str] = ()
+    ) -> None:
         self.settings = settings
+        # names that hold a joiner: the language's fixed pairs and such known items
+        joined = [*pairs, *(" ".join(i) for i in settings.words.known_items)]
+        self.pairs = phrases(
+            [p for p in joined if any((w,) in settings.words.joiners for w in p.split())]
+        )
         self.w: ListWords = settings.words
         self.spoken = sorted(
             ((tuple(form.split()), name) for form, name in spoken.items()),
@@ -110,6 +118,8 @@ class ListReader:
                 name = " ".join(words[start:i]) or None
             if name is None and end < len(words) and words[end] in w.named:
                 tail = self._strip_tail(words[end + 1 :])  # "a list called camping gear"
+                while tail and tail[0] in w.determiners:
+                    tail = tail[1:]
                 name = " ".join(tail) or None
                 end = len(words)
             while start > 0 and words[start - 1] in w.determiners:
@@ -121,12 +131,12 @@ class ListReader:
 
     # ------------------------------------------------------------------ items
 
-    def _strip_lead(self, words: list[str], phrases: tuple[Words, ...]) -> list[str]:
+    def _strip_lead(self, words: list[str], leads: tuple[Words, ...]) -> list[str]:
         changed = True
         while words and changed:
             changed = False
-            for phrase in phrases:
-                if starts(words, phrase) and len(words) >= len(phrase):
+            for phrase in leads:
+                if starts(words, phrase):
                     words, changed = words[len(phrase) :], True
                     break
         return words
@@ -141,6 +151,20 @@ class ListReader:
                     break
         return words
 
+    def _glue(self, words: list[str]) -> list[str]:
+        """Known names with a joiner inside ("fish and chips") become one word."""
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            pair = next((p for p in self.pairs if starts(words[i:], p)), None)
+            if pair is None:
+                out.append(words[i])
+                i += 1
+            else:
+                out.append(GLUE.join(pair))
+                i += len(pair)
+        return out
+
     def _pieces(self, words: list[str], split: bool) -> list[list[str]]:
         pieces: list[list[str]] = [[]]
         i = 0
@@ -150,11 +174,12 @@ class ListReader:
                 i += 1
                 continue
             joiner = next((j for j in self.w.joiners if split and starts(words[i:], j)), None)
-            if joiner is not None and pieces[-1]:
-                pieces.append([])
+            if joiner is not None:  # ", and bread": the joiner after a comma joins nothing
+                if pieces[-1]:
+                    pieces.append([])
                 i += len(joiner)
                 continue
-            pieces[-1].append(words[i])
+            pieces[-1].append(words[i].replace(GLUE, " "))
             i += 1
         return [p for p in pieces if p]
 
@@ -163,7 +188,7 @@ class ListReader:
         out: list[str] = []
         i = 0
         while i < len(piece):
-            for size in range(min(self.longest_known, len(piece) - i), 0, -1):
+            for size in range(min(self.longest_known, len(piece) - i), 0, -1):  # longest first
                 candidate = piece[i : i + size]
                 if tuple(item_key(" ".join(candidate)).split()) in self.known:
                     out.append(" ".join(candidate))
@@ -175,7 +200,7 @@ class ListReader:
 
     def split_items(self, words: list[str], split: bool = True) -> list[str]:
         items: list[str] = []
-        for piece in self._pieces(words, split):
+        for piece in self._pieces(self._glue(words), split):
             while len(piece) > 1 and piece[0] in self.w.item_fillers:
                 piece = piece[1:]
             if piece and piece[0] in self.w.item_fillers and len(piece) == 1:
@@ -202,9 +227,18 @@ class ListReader:
         name = mention.name if mention else slot
         if mention is not None:
             words = words[: mention.start] + words[mention.end :]
-        if not items or (asking and not any(starts(words, p) for p in self.w.ask)):
+        if not items:
             return ListRequest(name)
-        words = self._strip_lead(words, self.w.ask if asking else self.w.lead)
+        if asking:
+            if any(starts(words, p) for p in self.w.ask):
+                words = self._strip_lead(words, self.w.ask)
+            elif len(words) > 1 and (words[-1],) in self.w.ask and words[0] not in self.w.not_names:
+                # "if milk is on the list"
+                words = words[:-1]
+            else:  # "what is on the list": a question about the list, not about items
+                return ListRequest(name)
+        else:
+            words = self._strip_lead(words, self.w.lead)
         words = self._strip_tail(words)
         while words and words[0] in (",", *self.w.determiners):
             words = words[1:]

@@ -44,7 +44,8 @@ class ListsSource:
             self.problem = str(exc)
         slot = config.slots.get(NAME_SLOT)
         spoken = dict(slot.values) if slot else {}
-        self.reader = ListReader(self.settings, spoken) if self.settings else None
+        pairs = config.language.fixed_pairs
+        self.reader = ListReader(self.settings, spoken, pairs) if self.settings else None
         self.store = (
             ListStore(self.settings.path, self.settings.busy_timeout_s, self.settings.max_items)
             if self.settings

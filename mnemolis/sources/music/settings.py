@@ -79,8 +79,8 @@ def parse_address(text: str) -> tuple[str, int]:
     if text.startswith(("/", "@")):
         return text, 0
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        if not host or (rest and not rest.startswith(":")):
+        host, bracket, rest = text[1:].partition("]")
+        if not host or not bracket or (rest and not rest.startswith(":")):
             raise ValueError(f"{text!r} is not [address]:port")
         return host, _port(rest[1:]) if rest else DEFAULT_PORT
     if text.count(":") == 1:

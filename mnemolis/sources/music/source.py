@@ -27,6 +27,7 @@ from mnemolis.sources.music.commands import COMMANDS, Reply, Turn
 from mnemolis.sources.music.library import Library
 from mnemolis.sources.music.mpd_link import MpdLink, PlayerDown, PlayerRefused
 from mnemolis.sources.music.muted import MuteMemory
+from mnemolis.sources.music.request import spoken_words, strip_area
 from mnemolis.sources.music.settings import MusicSettings, PlayerSettings, load_music_settings
 
 log = logging.getLogger(__name__)
@@ -117,9 +118,17 @@ class MusicSource:
         if not self.settings.players:
             return "no_player"
         room = part.slots.get("room")
-        if isinstance(room, str):
+        if isinstance(room, str) and self._names_area(part):
             return self.settings.player_for(room) or "no_player_in"
         return self.settings.player_for(request.room) or self.settings.players[0]
+
+    def _names_area(self, part: Part) -> bool:
+        """A room slot counts as the place to play unless it is part of what to play: "play
+        hall and oates" names a band, "play jazz in the hall" a room."""
+        if part.intent != "music.play" or self.settings is None:
+            return True
+        words = spoken_words(part.text)
+        return strip_area(words, self.areas(), self.settings.words) != words
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
         started = time.perf_counter()
