@@ -9,6 +9,7 @@ and comma from splitting the request, and only those.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,35 @@ def test_list_sentence(
     understander: Understander, reader: Any, query: str, expected: list[R]
 ) -> None:
     assert row_problems(understander, query, expected, reader) == []
+
+
+GUARDED = [
+    (
+        "add milk, eggs and bread to the shopping list and turn on the kitchen light",
+        [(",", "item list: add ... shopping list"), ("and", "item list: add ... shopping list"),
+         ("and", None)],
+    ),
+    (
+        "add to my shopping list milk eggs and bread and what's the weather",
+        [("and", "item list: add ... shopping list"), ("and", None)],
+    ),
+    ("put the kettle on and add milk to the list", [("and", None)]),
+    ("put the kettle on and what's on the shopping list", [("and", None)]),
+    ("turn on the porch light and the kitchen light", [("and", None)]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), GUARDED, ids=[g[0][:60] for g in GUARDED])
+def test_the_item_list_guard_judges_each_occurrence(
+    understander: Understander, query: str, expected: list[tuple[str, str | None]]
+) -> None:
+    a = understander.analyzer.analyze(understander.normalizer.normalize(query).text)
+    occurrences = understander.guards.occurrences(a, 0, len(a.tokens))
+    assert [(o.kind, o.guard) for o in occurrences] == expected
+
+
+def test_without_its_slots_the_guard_does_nothing(config: Config) -> None:
+    slots = {k: v for k, v in config.slots.items() if k not in ("item_verb", "list_word")}
+    bare = Understander(dataclasses.replace(config, slots=slots))
+    parts = bare.understand("add milk and eggs to the shopping list and what time is it").parts()
+    assert "add milk and eggs to the shopping list" not in [p.text for p in parts]

@@ -72,6 +72,7 @@ class Library:
     cutoff: float = 82.0
     names: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> normalised -> name
     db_update: str | None = None
+    version: int = 0  # goes up whenever the names change
 
     def refresh(self, client: mpd.MPDClient) -> None:
         stamp = str(client.stats().get("db_update", ""))
@@ -79,8 +80,12 @@ class Library:
             for kind in ("artist", "album", "genre", "title"):
                 self.names[kind] = self._table(_values(client.list(kind), kind))
             self.db_update = stamp
+            self.version += 1
         playlists = [str(p.get("playlist")) for p in client.listplaylists() if p.get("playlist")]
-        self.names["playlist"] = self._table(playlists)
+        table = self._table(playlists)
+        if table != self.names.get("playlist"):
+            self.names["playlist"] = table
+            self.version += 1
 
     @staticmethod
     def _table(values: list[str]) -> dict[str, str]:
@@ -103,17 +108,21 @@ class Library:
                     out.add(" ".join(spoken.replace("&", "and").split()))
         return out
 
+    def exact(self, kind: str, query: str) -> str | None:
+        key = normalise(query)
+        return (self.names.get(kind) or {}).get(key) if key else None
+
     def best(self, kind: str, query: str) -> tuple[str, float] | None:
+        """The name of this kind closest to ``query``, exact first, and its score."""
+        found = self.exact(kind, query)
+        if found is not None:
+            return found, 100.0
         table = self.names.get(kind) or {}
         key = normalise(query)
         if not key or not table:
             return None
-        if key in table:
-            return table[key], 100.0
-        found = process.extractOne(key, list(table), scorer=fuzz.WRatio, score_cutoff=self.cutoff)
-        if found is None:
-            return None
-        return table[found[0]], float(found[1])
+        hit = process.extractOne(key, table.keys(), scorer=fuzz.WRatio, score_cutoff=self.cutoff)
+        return (table[hit[0]], float(hit[1])) if hit is not None else None
 
     def resolve(self, query: PlayQuery, client: mpd.MPDClient | None = None) -> Selection | None:
         """The name meant, or None when the library has nothing close enough."""
@@ -122,7 +131,13 @@ class Library:
             if found is not None:
                 return found
         kinds = [query.kind] if query.kind else list(KINDS)
-        for text in dict.fromkeys(t for t in (query.query, query.spoken) if t):
+        texts = list(dict.fromkeys(t for t in (query.query, query.spoken) if t))
+        for text in texts:  # an exact name of any kind beats every fuzzy one
+            for kind in kinds:
+                name = self.exact(kind, text)
+                if name is not None:
+                    return Selection(kind, name)
+        for text in texts:
             best: Selection | None = None
             for kind in kinds:
                 hit = self.best(kind, text)

@@ -61,6 +61,7 @@ class MusicSource:
         self.libraries = {p.name: Library(cutoff) for p in players}
         self.muted = MuteMemory(state_dir)
         self._protected: set[str] = set()
+        self._versions: list[int] = []  # of the libraries the protected names come from
         known = registry.rooms()
         for area in self.settings.areas if self.settings else []:
             if area not in known:  # "in the studio": an area only a player is in is a room too
@@ -91,6 +92,10 @@ class MusicSource:
         return text in self._protected
 
     def _update_protected(self) -> None:
+        versions = [library.version for library in self.libraries.values()]
+        if versions == self._versions:
+            return
+        self._versions = versions
         names: set[str] = set()
         for library in self.libraries.values():
             names |= library.protected()
