@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemolis.config import Config
 from mnemolis.plan import Part
 from mnemolis.understand import Understander
 from tests.expect import P, plan_problems
@@ -50,3 +51,9 @@ def row_problems(
                     f"expected {value!r} (all: {got})"
                 )
     return problems
+
+
+def unasked(config: Config, source: str, rows: list[tuple[str, list[R]]]) -> set[str]:
+    """The intents of ``source`` that no row asks for."""
+    asked = {r.intent for _, expected in rows for r in expected}
+    return {n for n, spec in config.intents.items() if spec.source == source} - asked

@@ -11,7 +11,6 @@ opened is an error answer, never an exception.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -87,12 +86,6 @@ class ListsSource:
     # ------------------------------------------------------------------ answering
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
-        started = time.perf_counter()
-        answer = await self._answer(part, request)
-        answer.ms = (time.perf_counter() - started) * 1000
-        return answer
-
-    async def _answer(self, part: Part, request: Request) -> PartAnswer:
         if self.settings is None or self.store is None:
             return self._reply(f"the lists source is not set up: {self.problem}", Status.ERROR)
         handler = self._handlers().get(part.intent or "")
@@ -286,7 +279,7 @@ class ListsSource:
         """ "if milk is on the shopping list": true when every item named is on it; with
         no items, true when the list has anything on it."""
         checked = Part(part.text, "lists.read", SOURCE, dict(part.slots))
-        answer = await self._answer(checked, request)
+        answer = await self.answer(checked, request)
         if answer.status is not Status.OK:
             return Evaluation(Truth.UNKNOWN, answer.text, answer.data)
         if "absent" in answer.data:

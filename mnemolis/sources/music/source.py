@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -136,12 +135,6 @@ class MusicSource:
         return strip_area(words, self.areas(), self.settings.words) != words
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
-        started = time.perf_counter()
-        answer = await self._answer(part, request)
-        answer.ms = (time.perf_counter() - started) * 1000
-        return answer
-
-    async def _answer(self, part: Part, request: Request) -> PartAnswer:
         if self.settings is None:
             return self._reply(f"the music source is not set up: {self.problem}", Status.ERROR)
         replies = self.settings.replies
@@ -188,7 +181,7 @@ class MusicSource:
 
     async def evaluate(self, part: Part, request: Request) -> Evaluation:
         """ "if the music is playing ...": true while the player plays."""
-        answer = await self._answer(
+        answer = await self.answer(
             Part(part.text, "music.state", SOURCE, dict(part.slots)), request
         )
         if answer.status is not Status.OK:
