@@ -127,12 +127,17 @@ def play(c: mpd.MPDClient, t: Turn) -> Reply:
     return play_query(c, t, read_play(t.part.text, t.settings.words, t.areas))
 
 
+def _unneeded(t: Turn, before: PlayerStatus, when: dict[str, str]) -> Reply | None:
+    """The reply when the player's state makes the request needless ("pause" when paused)
+    or impossible ("next" when stopped); ``when`` maps a state to its reply's key."""
+    key = when.get(before.state)
+    return Reply(t.say(key), Status.OK, before) if key else None
+
+
 def pause(c: mpd.MPDClient, t: Turn) -> Reply:
     before = read_status(c)
-    if before.state == "pause":
-        return Reply(t.say("already_paused"), Status.OK, before)
-    if before.state == "stop":
-        return Reply(t.say("nothing_playing"), Status.OK, before)
+    if unneeded := _unneeded(t, before, {"pause": "already_paused", "stop": "nothing_playing"}):
+        return unneeded
     c.pause(1)
     after = read_status(c)
     return _checked(t, after.state == "pause", t.say("paused"), after, "pause")
@@ -140,8 +145,8 @@ def pause(c: mpd.MPDClient, t: Turn) -> Reply:
 
 def resume(c: mpd.MPDClient, t: Turn) -> Reply:
     before = read_status(c)
-    if before.playing:
-        return Reply(t.say("already_playing"), Status.OK, before)
+    if unneeded := _unneeded(t, before, {"play": "already_playing"}):
+        return unneeded
     if before.state == "pause":
         c.pause(0)
     elif before.queue_length:
@@ -154,8 +159,8 @@ def resume(c: mpd.MPDClient, t: Turn) -> Reply:
 
 def stop(c: mpd.MPDClient, t: Turn) -> Reply:
     before = read_status(c)
-    if before.state == "stop":
-        return Reply(t.say("already_stopped"), Status.OK, before)
+    if unneeded := _unneeded(t, before, {"stop": "already_stopped"}):
+        return unneeded
     c.stop()
     after = read_status(c)
     return _checked(t, after.state == "stop", t.say("stopped"), after, "stop")
@@ -163,8 +168,8 @@ def stop(c: mpd.MPDClient, t: Turn) -> Reply:
 
 def next_song(c: mpd.MPDClient, t: Turn) -> Reply:
     before = read_status(c)
-    if before.state == "stop":
-        return Reply(t.say("nothing_playing"), Status.OK, before)
+    if unneeded := _unneeded(t, before, {"stop": "nothing_playing"}):
+        return unneeded
     c.next()
     after = read_status(c)
     if after.state == "stop":
@@ -176,8 +181,8 @@ def next_song(c: mpd.MPDClient, t: Turn) -> Reply:
 
 def previous_song(c: mpd.MPDClient, t: Turn) -> Reply:
     before = read_status(c)
-    if before.state == "stop":
-        return Reply(t.say("nothing_playing"), Status.OK, before)
+    if unneeded := _unneeded(t, before, {"stop": "nothing_playing"}):
+        return unneeded
     c.previous()
     after = read_status(c)
     text = t.say("previous", song=t.song(after.song))
