@@ -122,7 +122,7 @@ def test_a_player_that_is_down_is_an_answer(
     answer = ask(music, understander, "play some jazz")
     assert answer.status is Status.ERROR
     assert answer.text == (
-        f"I can't reach the music music player at {nowhere.address} (connection refused)"
+        f"I can't reach the default music player at {nowhere.address} (connection refused)"
     )
     assert answer.data["reason"] == "connection refused"
     findings = asyncio.run(music.diagnose())
@@ -183,7 +183,7 @@ def test_a_password_is_given_and_a_wrong_one_is_said(
         locked = MusicSource(config, registry_from_config(config), tmp_path, env)
         answer = ask(locked, understander, "pause")
         assert answer.status is Status.ERROR
-        assert answer.text == "the music music player refused: incorrect password"
+        assert answer.text == "the default music player refused: incorrect password"
         assert mpd_state(server)["state"] == "play"
     finally:
         server.cleanup()

@@ -59,7 +59,7 @@ def test_the_shipped_file_has_no_player_and_the_environment_makes_one(config: ob
     assert load_music_settings(shipped, {}).players == ()
     (made,) = load_music_settings(shipped, {"MNEMOLIS_MPD": "10.0.0.5:6601"}).players
     assert (made.name, made.host, made.port, made.address) == (
-        "music",
+        "default",
         "10.0.0.5",
         6601,
         "10.0.0.5:6601",

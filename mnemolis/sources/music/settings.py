@@ -22,7 +22,7 @@ ENV_PASSWORD = "MNEMOLIS_MPD_PASSWORD"
 DEFAULT_PORT = 6600
 MAX_TIMEOUT_S = 60.0
 #: The name of the player $MNEMOLIS_MPD makes when the file lists none.
-ENV_PLAYER = "music"
+ENV_PLAYER = "default"
 PLAYER_KEYS = ("name", "host", "port", "areas", "password")
 
 
