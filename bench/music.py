@@ -40,11 +40,50 @@ from mnemolis.sources.music.status import read_status
 from mnemolis.understand import Understander
 from tests.support_mpd import Mpd, Track, find_mpd, source_for, write_library
 
-GENRES = ("Jazz", "Rock", "Folk", "Blues", "Soul", "Funk", "Reggae", "Pop", "Metal", "Punk",
-          "Disco", "House", "Techno", "Ambient", "Country", "Gospel", "Latin", "Opera",
-          "Baroque", "Swing")
-SYLLABLES = ("ka", "lo", "mi", "ra", "ven", "tor", "sil", "dan", "bel", "zo", "rin", "mar",
-             "quo", "pel", "ash", "nor", "tev", "lin", "gar", "ope")
+GENRES = (
+    "Jazz",
+    "Rock",
+    "Folk",
+    "Blues",
+    "Soul",
+    "Funk",
+    "Reggae",
+    "Pop",
+    "Metal",
+    "Punk",
+    "Disco",
+    "House",
+    "Techno",
+    "Ambient",
+    "Country",
+    "Gospel",
+    "Latin",
+    "Opera",
+    "Baroque",
+    "Swing",
+)
+SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ra",
+    "ven",
+    "tor",
+    "sil",
+    "dan",
+    "bel",
+    "zo",
+    "rin",
+    "mar",
+    "quo",
+    "pel",
+    "ash",
+    "nor",
+    "tev",
+    "lin",
+    "gar",
+    "ope",
+)
 
 
 def word(n: int, parts: int = 2) -> str:
@@ -61,15 +100,17 @@ def big_library(count: int) -> tuple[list[Track], dict[str, tuple[str, ...]]]:
     for i in range(count):
         artist_n, album_n = i // 20, i // 10
         artist = f"{word(artist_n)} {word(artist_n + 7, 3)}"
-        tracks.append(Track(
-            path=f"a{artist_n:04d}/b{album_n:05d}/{i % 10:02d}.mp3",
-            title=f"{word(i, 3)} {word(i + 3)}",
-            artist=artist,
-            album=f"{word(album_n + 11, 3)} {word(album_n)}",
-            genre=GENRES[artist_n % len(GENRES)],
-            number=i % 10 + 1,
-            seconds=2.0,
-        ))
+        tracks.append(
+            Track(
+                path=f"a{artist_n:04d}/b{album_n:05d}/{i % 10:02d}.mp3",
+                title=f"{word(i, 3)} {word(i + 3)}",
+                artist=artist,
+                album=f"{word(album_n + 11, 3)} {word(album_n)}",
+                genre=GENRES[artist_n % len(GENRES)],
+                number=i % 10 + 1,
+                seconds=2.0,
+            )
+        )
     playlists = {f"Mix {n}": tuple(t.path for t in tracks[n::997][:40]) for n in range(10)}
     # one long track, so that pause and resume are timed away from track changes (MPD
     # itself once took 1.7 s to pause at a 2-second track's boundary)
@@ -112,8 +153,10 @@ def main() -> int:
         t0 = time.perf_counter()
         server.start(timeout_s=600)
         indexed = time.perf_counter() - t0
-        notes.append(f"library: {len(tracks)} tracks written in {written:.1f} s, "
-                     f"indexed by mpd in {indexed:.1f} s")
+        notes.append(
+            f"library: {len(tracks)} tracks written in {written:.1f} s, "
+            f"indexed by mpd in {indexed:.1f} s"
+        )
         try:
             rows += bench_music(server, tracks, args.commands, notes)
         finally:
@@ -140,14 +183,20 @@ def bench_music(server: Mpd, tracks: list[Track], count: int, notes: list[str]) 
 
     t0 = time.perf_counter()
     asyncio.run(music.start())
-    notes.append(f"start-up (every name of the library read for understanding): "
-                 f"{(time.perf_counter() - t0) * 1000:.0f} ms; "
-                 + ", ".join(f"{len(v)} {k}s" for k, v in library.names.items()))
+    notes.append(
+        f"start-up (every name of the library read for understanding): "
+        f"{(time.perf_counter() - t0) * 1000:.0f} ms; "
+        + ", ".join(f"{len(v)} {k}s" for k, v in library.names.items())
+    )
 
     link.call_now(lambda c: c.findadd("title", "Hold"))
     link.call_now(lambda c: c.play())
-    rows.append(row("status + currentsong (one command list)",
-                    timed(count, lambda _: link.call_now(read_status))))
+    rows.append(
+        row(
+            "status + currentsong (one command list)",
+            timed(count, lambda _: link.call_now(read_status)),
+        )
+    )
 
     pause = understander.understand("pause the music").parts()[0]
     resume = understander.understand("resume the music").parts()[0]
@@ -167,19 +216,33 @@ def bench_music(server: Mpd, tracks: list[Track], count: int, notes: list[str]) 
     rows.append(row("answer: pause / resume, checked on MPD's status", asyncio.run(toggles())))
 
     words = ["ka", "lo", "ven", "tor"]
-    rows.append(row(f"MPD `search any` in {len(tracks)} tracks",
-                    timed(count // 3, lambda i: link.call_now(
-                        lambda c: c.search("any", words[i % len(words)]))),
-                    "substring match, every tag"))
+    rows.append(
+        row(
+            f"MPD `search any` in {len(tracks)} tracks",
+            timed(
+                count // 3,
+                lambda i: link.call_now(lambda c: c.search("any", words[i % len(words)])),
+            ),
+            "substring match, every tag",
+        )
+    )
 
     samples = [t.artist.lower() for t in tracks[::97]] + [t.album.lower() for t in tracks[::89]]
     exact = [read_play(f"play {s}", music.settings.words) for s in samples]  # type: ignore[union-attr]
-    rows.append(row("name lookup, exact (artist or album)",
-                    timed(len(exact), lambda i: library.resolve(exact[i]))))
+    rows.append(
+        row(
+            "name lookup, exact (artist or album)",
+            timed(len(exact), lambda i: library.resolve(exact[i])),
+        )
+    )
     misheard = [read_play(f"play {s[:-1]}", music.settings.words) for s in samples]  # type: ignore[union-attr]
-    rows.append(row("name lookup, misheard (fuzzy over every name)",
-                    timed(len(misheard), lambda i: library.resolve(misheard[i])),
-                    "last letter dropped"))
+    rows.append(
+        row(
+            "name lookup, misheard (fuzzy over every name)",
+            timed(len(misheard), lambda i: library.resolve(misheard[i])),
+            "last letter dropped",
+        )
+    )
 
     plays = [understander.understand(f"play {s}").parts()[0] for s in samples[:60]]
 
@@ -192,8 +255,12 @@ def bench_music(server: Mpd, tracks: list[Track], count: int, notes: list[str]) 
             assert answer.status is Status.DONE, answer.text
         return out
 
-    rows.append(row("answer: play <artist or album> (lookup, findadd, play, status)",
-                    asyncio.run(play_all())))
+    rows.append(
+        row(
+            "answer: play <artist or album> (lookup, findadd, play, status)",
+            asyncio.run(play_all()),
+        )
+    )
 
     def reread(_: int) -> None:
         fresh = Library()

@@ -259,8 +259,11 @@ def test_list_sentence(
 GUARDED = [
     (
         "add milk, eggs and bread to the shopping list and turn on the kitchen light",
-        [(",", "item list: add ... shopping list"), ("and", "item list: add ... shopping list"),
-         ("and", None)],
+        [
+            (",", "item list: add ... shopping list"),
+            ("and", "item list: add ... shopping list"),
+            ("and", None),
+        ],
     ),
     (
         "add to my shopping list milk eggs and bread and what's the weather",

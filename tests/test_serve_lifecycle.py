@@ -33,8 +33,6 @@ __all__ = ["fixture_daemon", "fixture_serve_home", "fixture_test_zims"]
 CLOCK_PHRASE = "      - current time\n"
 
 
-
-
 def add_clock_phrase(config_dir: Path, phrase: str) -> None:
     clock = config_dir / "intents" / "en" / "clock.yaml"
     text = clock.read_text(encoding="utf-8")

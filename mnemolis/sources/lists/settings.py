@@ -13,7 +13,7 @@ from typing import Any
 
 from mnemolis.bundled import bundled_source_yaml, merged
 from mnemolis.config import At, Config, as_mapping
-from mnemolis.sources.phrasing import Sentences, phrases
+from mnemolis.phrasing import Sentences, phrases
 
 KNOWN_KEYS = (
     "file",
