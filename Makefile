@@ -45,6 +45,7 @@ bench: venv
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/chaos.py
 	$(BIN)/python bench/cli.py
+	$(BIN)/python bench/routines.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

@@ -150,25 +150,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from mnemolis.assistant_settings import AssistantSettings
-    from mnemolis.examples import run_examples
-    from mnemolis.serve.settings import load_serve_settings
-    from mnemolis.understand import Understander
+    from mnemolis.check import run_check
 
-    config = _load(args)
-    AssistantSettings.from_config(config)  # sources/assistant.yaml, with file:line errors
-    load_serve_settings(config, env={})  # sources/serve.yaml
-    understander = Understander(config)
-    failures = run_examples(config, understander)
-    count = sum(len(i.examples) for i in config.intents.values())
-    phrases = understander.intent_map.phrase_count
-    for line in failures:
-        print(line)
-    print(
-        f"{len(config.intents)} intents, {phrases} phrases, {len(config.devices)} devices; "
-        f"{count - len(failures)}/{count} examples pass"
-    )
-    return EXIT_FAILED if failures else EXIT_OK
+    return run_check(args.config, args.where)
 
 
 def source_extras() -> dict[str, object]:
@@ -378,7 +362,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate intents/ and sources/ and run every intent example")
+    p = sub.add_parser(
+        "check",
+        help="validate intents/ and sources/ and run every intent example",
+        description="Read the configuration (the owner's directory over the shipped one), "
+        "report every error with its file and line, check routines against the home, run "
+        "every intent example; exit 2 for configuration errors, 1 for failing examples.",
+    )
+    p.add_argument(
+        "--where",
+        nargs="*",
+        metavar="INTENT",
+        help="say where each intent (all of them, or those named) and each of its phrases "
+        "and examples was written",
+    )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_check)
 
@@ -466,5 +463,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not _is_config_error(exc):
             raise
-        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
+        for error in getattr(exc, "errors", [exc]):  # every one of them, each with its place
+            print(f"mnemolis: configuration error: {error}", file=sys.stderr)
         return EXIT_CONFIG

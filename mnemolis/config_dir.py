@@ -31,12 +31,13 @@ def find_config_dir(
     etc: Path = ETC_CONFIG_DIR,
 ) -> Path:
     """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis`` (when it holds
-    ``intents/``), then the defaults."""
+    ``intents/`` or ``sources/``), then the defaults. Whichever it is, `load_config`
+    lays it over the shipped defaults."""
     if explicit:
         return Path(explicit)
     env = (os.environ if environ is None else environ).get(CONFIG_ENV)
     if env:
         return Path(env)
-    if (etc / "intents").is_dir():
+    if (etc / "intents").is_dir() or (etc / "sources").is_dir():
         return etc
     return bundled_config_dir()
