@@ -139,7 +139,8 @@ def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHo
             )
             asking.start()
             client.publish("mnemolis/ask", "close the garage door", correlation_data=b"late")
-            simulator.wait_for_commands(2)
+            sent = simulator.wait_for_commands(2, timeout_s=30)  # both in flight (a busy machine)
+            assert {c.device for c in sent} == set(silent), sent
             mark = daemon.mark()
             daemon.signal(signal.SIGTERM)
             daemon.wait_for("stopping: answering 2 requests in flight", mark)
@@ -261,7 +262,7 @@ def test_beyond_max_pending_a_request_is_told_busy(serve_home: ServeHome) -> Non
                 )
             )
             slow.start()
-            serve_home.simulator.wait_for_commands(1)
+            assert serve_home.simulator.wait_for_commands(1, timeout_s=30), "the slow one never began"
             status, body, headers = http_call(
                 daemon.http_port, "POST", "/ask", {"text": "what time is it", "id": 9}
             )
