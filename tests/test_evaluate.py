@@ -386,8 +386,12 @@ def test_the_three_formats_read_into_rows(tmp_path: Path, config: Config, hwu_fi
         ("lock the front door", "mqtt", "device.lock"),
         ("it is unlocked", "mqtt", "device.state"),
     ]
-    alarm = by_text["remind me to water the plants at six"].parts[0]
-    assert (alarm.source, alarm.source_known, alarm.intent) == (None, True, "decline.alarm")
+    reminder = by_text["remind me to water the plants at six"].parts[0]
+    assert (reminder.source, reminder.source_known, reminder.intent) == (
+        "timers",
+        True,
+        "reminder.set",
+    )
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ from mnemolis.config.yaml_at import At, as_mapping, as_strings, lower_words
 from mnemolis.devices import TYPE_ACTIONS
 from mnemolis.sources import registry as source_registry
 
-SLOT_TYPES = ("list", "number", "device", "room", "place", "topic")
+#: How each type is filled: `understand/slots.py`; duration, time and text by
+#: `understand/schedule.py` (seconds, a `When`, the words no phrase explains).
+SLOT_TYPES = ("list", "number", "device", "room", "place", "topic", "duration", "time", "text")
 
 
 @dataclass

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The five classes routing is scored over; ``null`` is out of scope.
-CLASSES = ("mqtt", "weather", "kiwix", "clock", "null")
+#: The classes routing is scored over; ``null`` is out of scope.
+CLASSES = ("mqtt", "weather", "kiwix", "clock", "timers", "null")
 
 
 def class_of(source: str | None) -> str:

@@ -54,6 +54,9 @@ BUILTIN: tuple[SourceKind, ...] = (
     SourceKind("kiwix", "mnemolis.sources.kiwix:create", "kiwix.yaml", "offline encyclopedia"),
     SourceKind("weather", "mnemolis.sources.weather:create", "weather.yaml", "Open-Meteo forecast"),
     SourceKind("clock", "mnemolis.sources.clock:create", "clock.yaml", "time and date"),
+    SourceKind(
+        "timers", "mnemolis.sources.timers:create", "timers.yaml", "timers, alarms, reminders"
+    ),
 )
 
 

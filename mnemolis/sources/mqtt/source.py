@@ -12,9 +12,11 @@ understanding's name index follows, so a new device is understood at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,6 +232,26 @@ class MqttSource:
             return None
         age = state.age(self.cache.clock()) or 0.0
         return SensorReading(float(value), device.unit or "", age)
+
+    def watch(self, part: Part, changed: Callable[[], None]) -> Callable[[], None]:
+        """`base.WatchesDevices`: ``changed`` on the loop after each update of the devices
+        ``part`` names (a `StateWatch` whose predicate passes every update on, never
+        resolving); the timers source evaluates the part again each time."""
+        devices, _problem = self._devices_for(part)
+        loop = asyncio.get_running_loop()
+
+        def offer(_values: dict[str, Any]) -> bool:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(changed)
+            return False
+
+        watches = [self.cache.watch(d.id, offer, loop) for d in devices]
+
+        def stop() -> None:
+            for one in watches:
+                one.cancel()
+
+        return stop
 
     # ------------------------------------------------------------------ registry and routes
 
