@@ -269,7 +269,10 @@ class Understander:
         sub = self.analyzer.analyze(text)
         r = self.times.route(self.router, sub, 0, len(sub.tokens), referent=True)
         part = r.part
-        part.schedule = part.schedule or root.part.schedule  # "in 5 minutes ... and the porch"
+        # "in 5 minutes turn off the porch light and the hallway light", and "turn off the
+        # porch light and the hallway light in 5 minutes": one request, one time
+        part.schedule = part.schedule or root.part.schedule
+        root.part.schedule = root.part.schedule or part.schedule
         part.provenance["inherited"] = inherited
         part.provenance["from"] = root.part.text
         if trace:

@@ -77,12 +77,15 @@ class ConditionDetector:
 
     def _is_verb(self, a: Analysis, i: int, end: int = 0) -> bool:
         """A clause start that is not a function word: "lock", "turn", "play". A verb
-        that describes ("the garage door opens", "it turns on") opens no request."""
+        that describes ("the garage door opens", "it turns on") or a word of a device's
+        name opens no request."""
         tok = a.tokens[i]
         describes = tok.lower != tok.lemma and tok.lower == tok.lemma + "s"
+        named = any(h.start <= i < h.end for h in a.names if h.kind in ("device", "room"))
         return (
             tok.lower not in self.stop
             and not describes
+            and not named  # "the robot vacuum is done": a name, not "vacuum!"
             and (tok.lower in self.clause_starts or tok.lemma in self.clause_starts)
         )
 

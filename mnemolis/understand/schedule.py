@@ -277,10 +277,12 @@ class TimeReader:
         clock = self._clock_on_day(words, i, end, lead)
         if clock is not None:
             tried.append(clock)
-        elif (day := self._day(words, i, end)) is not None:
-            # "remind me tomorrow": a day without a time (the source picks the hour)
-            when = When(day="today" if day[0] == "tonight" else day[0])
-            tried.append(TimeSpan(i, day[1], "day", when))
+        else:
+            # "remind me tomorrow", "on friday": a day without a time (the source picks the hour)
+            first = lead[1] if lead is not None and lead[0] == "at" else i
+            if (day := self._day(words, first, end)) is not None:
+                when = When(day="today" if day[0] == "tonight" else day[0])
+                tried.append(TimeSpan(i, day[1], "day", when))
         return max(tried, key=lambda s: s.end - s.start) if tried else None
 
     def _clock_on_day(
@@ -410,18 +412,26 @@ class TimedSlots(SlotExtractor):
                     out.fills[name] = SlotFill(name, value, span.start, span.end, "time")
         for fill in out.fills.values():
             out.covered.update(fill.tokens)
+        times = {i for span in spans for i in range(span.start, span.end)}
         for name in timed:
             if self.config.slots[name].type == "text":
-                self._text(a, start, end, intent, name, out)
+                self._text(a, start, end, intent, name, out, times)
         return out
 
     def _text(
-        self, a: Analysis, start: int, end: int, intent: IntentSpec, name: str, out: SlotResult
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        name: str,
+        out: SlotResult,
+        times: set[int],
     ) -> None:
         """The longest run of words no phrase of the intent, no slot and no time explains,
         without the words that frame it (its table ``<slot>_edges``)."""
         framing = self.reader.text_edges.get(name, set())
-        explained = set(out.covered)
+        explained = out.covered | times  # a time is never part of a name or a message
         for m in a.matches:
             if m.intent == intent.name and m.inside(start, end):
                 explained.update(m.literal)

@@ -125,8 +125,6 @@ class Managing(Answering):
             elif item.due_at is not None:
                 item.due_at = max(now, item.due_at + sign * seconds)
                 item.follows_clock = False  # "snooze": from now on it is a duration
-            if item.duration_s is not None:
-                item.duration_s = max(1.0, item.duration_s + sign * seconds)
             self.save(item)
             self.source.lifecycle(
                 item,

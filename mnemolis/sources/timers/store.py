@@ -63,7 +63,7 @@ class Item:
     due_at: float | None  # epoch seconds; None while a timer is paused
     label: str = ""  # the message, the request, or the condition, as said
     name: str | None = None  # a timer's name ("pasta")
-    duration_s: float | None = None  # a timer's whole length, as set (and changed)
+    duration_s: float | None = None  # a timer's length as set: "the 10 minute timer"
     remaining_s: float | None = None  # a paused timer's time left
     follows_clock: bool = False  # set for a clock time: keeps to the wall clock
     local_time: str | None = None  # that clock time, ISO, in `zone`

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from mnemolis.days import resolve_day
+from mnemolis.days import WEEKDAY_SLOTS, resolve_day
 from mnemolis.plan import When
 from mnemolis.sources.timers.settings import Replies
 
@@ -30,10 +30,10 @@ class Due:
 
 def resolve(when: When, now: datetime, default_time: tuple[int, int]) -> Due:
     """The first instant ``when`` names after ``now`` (aware, in the house's zone)."""
-    if when.after_s is not None:
-        return Due(now + timedelta(seconds=when.after_s))
     zone = now.tzinfo
     assert zone is not None
+    if when.after_s is not None:  # real seconds: aware arithmetic would keep the wall clock
+        return Due(datetime.fromtimestamp(now.timestamp() + when.after_s, zone))
     today = now.date()
     if when.hour is None:
         if when.day is None or when.day == "today":
@@ -50,6 +50,10 @@ def resolve(when: When, now: datetime, default_time: tuple[int, int]) -> Due:
         for hour in hours
     ]
     later = sorted(c for c in candidates if c > now)
+    if not later and when.day in WEEKDAY_SLOTS:  # "on friday at 7", said on a Friday at 8
+        later = sorted(
+            _local(c.date() + timedelta(days=7), c.hour, c.minute, zone) for c in candidates
+        )
     if not later:
         return Due(None, "passed")
     return Due(later[0], None, True)
