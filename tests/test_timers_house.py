@@ -4,6 +4,7 @@ assistant with its real sources and the timers source, conversations included.""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -192,5 +193,23 @@ def test_a_plan_for_a_device_that_is_gone_is_reported_not_run(world: World) -> N
         assert "I no longer know the porch light" in said.text
         assert house.commands("porch light") == []
         assert built[0].items == {}
+
+    play(world, scenario, built)
+
+
+def test_a_watch_stops_waiting_after_its_limit_and_says_so(world: World) -> None:
+    built: list[TimersSource] = []
+
+    async def scenario(house: House, heard: Heard) -> None:
+        timers = built[0]
+        assert timers.settings is not None
+        timers.settings = dataclasses.replace(timers.settings, watch_limit_s=1.0)
+        await house.report("garage door", state="closed", position=0)
+        await house.ask("tell me when the garage door opens")
+        _at, said = await heard.next(timeout_s=5)
+        assert said.text == "I stopped waiting for the moment the garage door opens: 1 second passed"
+        await house.report("garage door", state="open", position=100)
+        await asyncio.sleep(0.3)
+        assert len(heard.spoken()) == 1  # expired: the opening is not told any more
 
     play(world, scenario, built)
