@@ -74,22 +74,34 @@ class TimeSpan:
     duration_s: float | None = None
 
 
-def _table(config: Config, slot: str) -> Phrases:
-    """A word table of timers.yaml: spoken form (as words) -> value."""
-    spec = config.slots.get(slot)
-    if spec is None:
-        return {}
-    return {tuple(form.split()): value for form, value in spec.values.items()}
+class Table:
+    """A word table of timers.yaml: spoken forms (as words) and their values, looked up
+    by their first word (the reader asks at every word of a query, so this is hot)."""
 
+    def __init__(self, config: Config, slot: str, keep: Sequence[str] | None = None) -> None:
+        spec = config.slots.get(slot)
+        values = spec.values if spec is not None else {}
+        self.forms: Phrases = {
+            tuple(form.split()): value
+            for form, value in values.items()
+            if keep is None or value in keep
+        }
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for form, value in sorted(self.forms.items(), key=lambda f: -len(f[0])):
+            self._by_first.setdefault(form[0], []).append((form, value))
 
-def _longest(table: Phrases, words: Sequence[str], i: int, end: int) -> tuple[str, int] | None:
-    """The longest entry of ``table`` spoken at ``words[i:]``, and where it ends."""
-    best: tuple[str, int] | None = None
-    for form, value in table.items():
-        stop = i + len(form)
-        if stop <= end and tuple(words[i:stop]) == form and (best is None or stop > best[1]):
-            best = (value, stop)
-    return best
+    def firsts(self) -> set[str]:
+        return set(self._by_first)
+
+    def longest(self, words: Sequence[str], i: int, end: int) -> tuple[str, int] | None:
+        """The longest entry spoken at ``words[i:]``, and where it ends."""
+        if i >= end:
+            return None
+        for form, value in self._by_first.get(words[i], ()):
+            stop = i + len(form)
+            if stop <= end and tuple(words[i:stop]) == form:
+                return value, stop
+        return None
 
 
 def _number(word: str) -> float | None:
@@ -101,25 +113,35 @@ class TimeReader:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        units, fractions = _table(config, "time_unit"), _table(config, "time_fraction")
+        units = Table(config, "time_unit").forms
+        fractions = Table(config, "time_fraction").forms
         self.units = {form[0]: UNIT_SECONDS[v] for form, v in units.items() if v in UNIT_SECONDS}
         self.fractions = {form[0]: FRACTIONS[v] for form, v in fractions.items() if v in FRACTIONS}
-        self.amounts = _table(config, "time_amount")
-        self.meridiem = _table(config, "meridiem")
-        self.clock_words = _table(config, "clock_word")
-        self.relation = _table(config, "time_relation")
-        self.oclock = _table(config, "on_the_hour")
-        self.leads = _table(config, "time_lead")
-        self.tails = _table(config, "time_tail")
-        self.days = {f: v for f, v in _table(config, "day").items() if v in DAYS}
+        self.amounts = Table(config, "time_amount")
+        self.meridiem = Table(config, "meridiem")
+        self.clock_words = Table(config, "clock_word")
+        self.relation = Table(config, "time_relation")
+        self.oclock = Table(config, "on_the_hour")
+        self.leads = Table(config, "time_lead")
+        self.tails = Table(config, "time_tail")
+        self.days = Table(config, "day", keep=DAYS)
         self.articles = {
-            form[-1] for form, v in self.amounts.items() if v == "one" and len(form) == 1
+            form[-1] for form, v in self.amounts.forms.items() if v == "one" and len(form) == 1
         }
         self.articles.discard("one")
+        #: the words a time can start with (besides digits): the rest are skipped at once
+        self.starters = (
+            set(self.units)
+            | set(self.fractions)
+            | self.amounts.firsts()
+            | self.clock_words.firsts()
+            | self.leads.firsts()
+            | self.days.firsts()
+        )
         self.edge_words = {c for c in config.language.conjunctions if " " not in c}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.text_edges = {
-            name: {" ".join(form) for form in _table(config, f"{name}_edges")}
+            name: {" ".join(form) for form in Table(config, f"{name}_edges").forms}
             for name, spec in config.slots.items()
             if spec.type == "text"
         }
@@ -149,7 +171,7 @@ class TimeReader:
         j, amount, extra = i, None, 0.0
         if j < end and (n := _number(words[j])) is not None:
             amount, j = n, j + 1
-        elif (said := _longest(self.amounts, words, j, end)) is not None:
+        elif (said := self.amounts.longest(words, j, end)) is not None:
             amount, j = AMOUNTS.get(said[0], 1.0), said[1]
         if amount is not None and (half := self._and_a_fraction(words, j, end)) is not None:
             extra, j = half  # "1 and a half hours"
@@ -181,7 +203,7 @@ class TimeReader:
     def clock(self, words: Sequence[str], i: int, end: int) -> tuple[When, int, bool] | None:
         """ "6:30", "7 pm", "half past 7", "noon": the time, its end, and whether the
         words alone show it is a time (a colon, am/pm, o'clock, a clock word)."""
-        named = _longest(self.clock_words, words, i, end)
+        named = self.clock_words.longest(words, i, end)
         if named is not None and named[0] in CLOCK_WORDS:
             hour, minute = CLOCK_WORDS[named[0]]
             return When(hour=hour, minute=minute), named[1], True
@@ -189,7 +211,7 @@ class TimeReader:
         if found is None:
             return None
         hour, minute, j, sure, zero = found
-        said = _longest(self.meridiem, words, j, end)
+        said = self.meridiem.longest(words, j, end)
         if said is not None and 1 <= hour <= 12:
             hour = (hour % 12) + (12 if said[0] == "pm" else 0)
             return When(hour=hour, minute=minute), said[1], True
@@ -216,7 +238,7 @@ class TimeReader:
         if j < end and words[j].isdigit() and len(words[j]) == 2 and int(words[j]) < 60:
             minute, j = int(words[j]), j + 1  # "7 30" (from "seven thirty")
         sure = False
-        if (oclock := _longest(self.oclock, words, j, end)) is not None:
+        if (oclock := self.oclock.longest(words, j, end)) is not None:
             j, sure = oclock[1], True
         return hour, minute, j, sure, word.startswith("0") and len(word) == 2
 
@@ -233,7 +255,7 @@ class TimeReader:
             minutes, j = int(words[j]), j + 1
             if j < end and words[j] in ("minute", "minutes"):
                 j += 1
-        relation = _longest(self.relation, words, j, end) if minutes is not None else None
+        relation = self.relation.longest(words, j, end) if minutes is not None else None
         if relation is None or minutes is None:
             return None
         j = relation[1]
@@ -247,27 +269,27 @@ class TimeReader:
     # ------------------------------------------------------------------ whole times
 
     def _day(self, words: Sequence[str], i: int, end: int) -> tuple[str, int, str | None] | None:
-        day = _longest(self.days, words, i, end)
+        day = self.days.longest(words, i, end)
         if day is None:
             return None
-        hint = _longest(self.meridiem, words, i, end)
+        hint = self.meridiem.longest(words, i, end)
         return day[0], day[1], hint[0] if hint is not None and hint[1] == day[1] else None
 
     def at(self, words: Sequence[str], i: int, end: int) -> TimeSpan | None:
         """The longest time that starts at ``words[i]``."""
-        lead = _longest(self.leads, words, i, end)
+        lead = self.leads.longest(words, i, end)
         tried: list[TimeSpan] = []
         if lead is not None and lead[0] == "after":
             found = self.duration(words, lead[1], end)
             if found is not None:
                 seconds, j = found
-                if (tail := _longest(self.tails, words, j, end)) is not None:
+                if (tail := self.tails.longest(words, j, end)) is not None:
                     j = tail[1]
                 tried.append(TimeSpan(i, j, "after", When(after_s=seconds), seconds))
         found = self.duration(words, i, end)
         if found is not None:
             seconds, j = found
-            tail = _longest(self.tails, words, j, end)
+            tail = self.tails.longest(words, j, end)
             if tail is not None:
                 tried.append(TimeSpan(i, tail[1], "after", When(after_s=seconds), seconds))
             else:
@@ -292,7 +314,7 @@ class TimeReader:
         j, day, hint = i, None, None
         if (found := self._day(words, j, end)) is not None:
             day, j, hint = found
-            if (again := _longest(self.leads, words, j, end)) is not None and again[0] == "at":
+            if (again := self.leads.longest(words, j, end)) is not None and again[0] == "at":
                 lead, j = again, again[1]
         elif lead is not None and lead[0] == "at":
             j = lead[1]
@@ -319,6 +341,9 @@ class TimeReader:
         out: list[TimeSpan] = []
         i = start
         while i < end:
+            if words[i] not in self.starters and not words[i][:1].isdigit():
+                i += 1
+                continue
             span = self.at(words, i, end)
             if span is None:
                 i += 1
