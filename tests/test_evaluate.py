@@ -361,7 +361,7 @@ def test_the_three_formats_read_into_rows(tmp_path: Path, config: Config, hwu_fi
     hwu = read_dataset(hwu_file, config)
     assert hwu.format == "hwu64" and len(hwu.rows) == len(HWU_ROWS)
     assert [(p.label, p.source) for p in hwu.rows[0].parts] == [("iot_hue_lightoff", "mqtt")]
-    assert hwu.rows[1].parts[0].source is None and hwu.rows[1].fold == 1
+    assert hwu.rows[1].parts[0].source == "timers" and hwu.rows[1].fold == 1
     mix = write_jsonl(
         tmp_path / "mix.jsonl",
         [
