@@ -93,6 +93,9 @@ class Table:
     def firsts(self) -> set[str]:
         return set(self._by_first)
 
+    def lasts(self) -> set[str]:
+        return {form[-1] for form in self.forms}
+
     def longest(self, words: Sequence[str], i: int, end: int) -> tuple[str, int] | None:
         """The longest entry spoken at ``words[i:]``, and where it ends."""
         if i >= end:
@@ -137,6 +140,10 @@ class TimeReader:
             | self.clock_words.firsts()
             | self.leads.firsts()
             | self.days.firsts()
+        )
+        #: a time has one of these words (or a digit): a part without any has none
+        self.cores = (
+            set(self.units) | set(self.fractions) | self.clock_words.lasts() | self.days.lasts()
         )
         self.edge_words = {c for c in config.language.conjunctions if " " not in c}
         self.quiet = config.language.stop_words | config.language.filler_words
@@ -339,6 +346,8 @@ class TimeReader:
         """Every time in ``[start, end)``, longest first at each place, not overlapping."""
         words = [t.lower for t in a.tokens]
         out: list[TimeSpan] = []
+        if not any(w in self.cores or w[:1].isdigit() for w in words[start:end]):
+            return out
         i = start
         while i < end:
             if words[i] not in self.starters and not words[i][:1].isdigit():
