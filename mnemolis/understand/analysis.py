@@ -111,10 +111,7 @@ class Analyzer:
             for phrase in phrases:
                 self._cues.add(f"{kind}\t{phrase}", [text.nlp.make_doc(phrase)])
         self._slots = PhraseMatcher(text.vocab, attr="LEMMA")
-        taken = {name for intent in config.intents.values() for name in intent.slots}
         for slot in config.slots.values():
-            if slot.name not in taken:  # a word table (timers.yaml), read by its own reader
-                continue
             for form, value in slot.values.items():
                 self._slots.add(f"{slot.name}\t{value}", [text.doc(form)])
 
