@@ -57,6 +57,12 @@ BUILTIN: tuple[SourceKind, ...] = (
     SourceKind(
         "timers", "mnemolis.sources.timers:create", "timers.yaml", "timers, alarms, reminders"
     ),
+    SourceKind(
+        "routines", "mnemolis.sources.routines:create", "routines.yaml", "routines and replies"
+    ),
+    SourceKind(
+        "external", "mnemolis.sources.external:create", "external.yaml", "intents for others"
+    ),
 )
 
 
