@@ -406,8 +406,9 @@ class TimeReader:
         span, s, e = found
         inner = router.route(a, s, e, **options)
         spec = self.config.intent(inner.part.intent)
-        if spec is None or spec.source is None or spec.action in (None, "state"):
-            return routed
+        acts = spec is not None and (spec.action not in (None, "state") or bool(spec.raw_do))
+        if spec is None or spec.source is None or not acts:
+            return routed  # a question ("is the porch light on at 11 pm") is no plan
         inner.part.schedule = span.when
         inner.part.text = a.span_text(start, end)
         return inner
