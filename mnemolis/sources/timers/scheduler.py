@@ -28,11 +28,13 @@ MAX_SLEEP_S = 2.0
 #: A change of the wall clock against the monotonic one larger than this is a jump.
 JUMP_S = 1.0
 
-Fire = Callable[[str, float], None]
+#: Called with every (item id, due at) whose time came, in one batch.
+Fire = Callable[[list[tuple[str, float]]], None]
 
 
 class Scheduler:
-    """Wakes ``fire(item_id, due_at)`` when each item is due."""
+    """Wakes ``fire([(item_id, due_at), ...])`` when items are due: all that are due at
+    once in one call, so a burst is stored in one transaction."""
 
     def __init__(
         self,
@@ -82,12 +84,15 @@ class Scheduler:
         while True:
             self._check_clock()
             now = self.wall()
+            due: list[tuple[str, float]] = []
             while self._heap and self._heap[0][0] <= now:
                 _when, _seq, item_id, due_at = heapq.heappop(self._heap)
+                due.append((item_id, due_at))
+            if due:
                 try:
-                    self.fire(item_id, due_at)
-                except Exception:  # one broken item must not stop every other
-                    log.exception("the timer %s failed to fire", item_id)
+                    self.fire(due)
+                except Exception:  # a broken batch must not stop the scheduler
+                    log.exception("%d timers failed to fire", len(due))
             delay = MAX_SLEEP_S
             if self._heap:
                 delay = min(delay, max(0.0, self._heap[0][0] - self.wall()))

@@ -245,16 +245,20 @@ class TimersSource:
 
     # ------------------------------------------------------------------ firing
 
-    def _due(self, item_id: str, due_at: float) -> None:
-        item = self.items.get(item_id)
-        if item is None or item.state != "active" or item.due_at != due_at:
-            return  # cancelled, paused, moved: an old entry of the heap
-        if item.kind == "watch":
-            self._spawn(self._expire(item))
-        elif item.kind == "scheduled":
-            self._spawn(self._run_plan(item))
-        else:
-            self._ring(item)
+    def _due(self, due: list[tuple[str, float]]) -> None:
+        ringing: list[Item] = []
+        for item_id, due_at in due:
+            item = self.items.get(item_id)
+            if item is None or item.state != "active" or item.due_at != due_at:
+                continue  # cancelled, paused, moved: an old entry of the heap
+            if item.kind == "watch":
+                self._spawn(self._expire(item))
+            elif item.kind == "scheduled":
+                self._spawn(self._run_plan(item))
+            else:
+                ringing.append(item)
+        if ringing:
+            self._ring(ringing)
 
     def say(self, item: Item, text: str, **data: Any) -> int:
         announcement = Announcement(
@@ -272,21 +276,23 @@ class TimersSource:
             self._retry_unsaid()
         return delivered
 
-    def _ring(self, item: Item) -> None:
-        """A timer, an alarm or a reminder: said, and done once someone heard it."""
+    def _ring(self, items: list[Item]) -> None:
+        """Timers, alarms, reminders: said, and done once someone heard them (a burst due
+        at once is marked done in one transaction)."""
         settings = self.settings
-        assert settings is not None
+        assert settings is not None and self.store is not None
         now = self.now()
-        if not self.announcer.listening:  # nobody to hear it yet: keep it, try again
-            self.schedule(item, now + settings.retry_s)
+        if not self.announcer.listening:  # nobody to hear them yet: keep them, try again
+            for item in items:
+                self.schedule(item, now + settings.retry_s)
             return
-        if not self.end(item, "done"):
-            return
-        text = self.requests.ring_text(item, now)
-        late = now - (item.due_at or now)
-        if late > settings.late_after_s:
-            text = settings.replies.say("late", said=text, late=self.speaker.duration(late))
-        self.say(item, text, event="finished")
+        for item in self.store.claim_many(items, "done", now):
+            self.items.pop(item.id, None)
+            text = self.requests.ring_text(item, now)
+            late = now - (item.due_at or now)
+            if late > settings.late_after_s:
+                text = settings.replies.say("late", said=text, late=self.speaker.duration(late))
+            self.say(item, text, event="finished")
 
     async def _run_plan(self, item: Item) -> None:
         """A scheduled command: reported, not run, when it is long overdue; checked again,

@@ -189,6 +189,23 @@ class Store:
             return True
         return False
 
+    def claim_many(self, items: list[Item], state: str, now: float) -> list[Item]:
+        """`claim` for many in one transaction (a burst of timers due at once); the
+        items this call moved."""
+        moved = []
+        with self._db:
+            self._db.execute("BEGIN")
+            for item in items:
+                cursor = self._db.execute(
+                    "UPDATE items SET state = ?, ended_at = ? WHERE id = ? AND state IN (?, ?)",
+                    (state, now, item.id, *LIVE),
+                )
+                if cursor.rowcount == 1:
+                    moved.append(item)
+        for item in moved:
+            item.state, item.ended_at = state, now
+        return moved
+
     def get(self, item_id: str) -> Item | None:
         row = self._db.execute(f"SELECT {COLUMNS} FROM items WHERE id = ?", (item_id,)).fetchone()
         return Item.from_row(row) if row else None
