@@ -14,8 +14,8 @@ from typing import Any
 
 from mnemolis.sources import registry as source_registry
 
-#: The classes routing is scored over: every source of the registry, and ``null``
-#: for out of scope.
+#: The classes routing is scored over: every source the registry knows, in its order,
+#: and ``null`` (out of scope).
 CLASSES = (*source_registry.names(), "null")
 
 

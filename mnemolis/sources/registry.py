@@ -63,6 +63,8 @@ BUILTIN: tuple[SourceKind, ...] = (
     SourceKind(
         "external", "mnemolis.sources.external:create", "external.yaml", "intents for others"
     ),
+    SourceKind("music", "mnemolis.sources.music:create", "music.yaml", "music players (MPD)"),
+    SourceKind("lists", "mnemolis.sources.lists:create", "lists.yaml", "shopping and to-do lists"),
 )
 
 
