@@ -223,7 +223,6 @@ ROWS = [
     ("is the garage door open", [T("device.state", device="garage door", state="open")]),
     ("who is the president", [T("knowledge.lookup", topic="president")]),
     ("turn on the porch light and the hallway light", [T("device.turn_on", device="porch light"), T("device.turn_on", device="hallway light")]),
-    ("play some jazz", [T(None)]),
     # a routine is an action too: run later, not now
     ("run the good night routine at 11 pm", [T("routine.good_night", at={"hour": 23, "minute": 0})]),
     ("good night in 10 minutes", [T("routine.good_night", at={"after_s": 600})]),
