@@ -213,3 +213,16 @@ def test_a_watch_stops_waiting_after_its_limit_and_says_so(world: World) -> None
         assert len(heard.spoken()) == 1  # expired: the opening is not told any more
 
     play(world, scenario, built)
+
+
+def test_a_plan_asks_which_device_and_keeps_its_time(world: World) -> None:
+    async def scenario(house: House, heard: Heard) -> None:
+        which = await house.ask("turn on the light in 1 second")
+        assert which.text.startswith("Which one do you mean:")
+        chosen = await house.ask("the kitchen one")
+        assert chosen.text == "I'll turn on the light (the kitchen light) in 1 second."
+        assert house.commands("kitchen light") == []
+        await heard.next(timeout_s=5)
+        assert house.commands("kitchen light") == ['{"state": "ON"}']
+
+    play(world, scenario)

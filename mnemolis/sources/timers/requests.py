@@ -129,7 +129,7 @@ class Requests(Managing):
         refused = self.too_far(due.at.timestamp() - self.now()) or self.refuse_more()
         if refused is not None:
             return refused
-        request_text = without_words(step.text, when.text)
+        request_text = self.named(step, without_words(step.text, when.text))
         spoken = self.when_words(when, due)
         waiting = self._confirmations([step])
         if waiting and not request.confirmed:
@@ -154,6 +154,16 @@ class Requests(Managing):
         return self.reply(
             "scheduled_set", Status.OK, self.data(item), request=request_text, when=spoken
         )
+
+    def named(self, part: Part, text: str) -> str:
+        """The request as said, with the device it came to when the words did not name it
+        ("turn on the light" after "the kitchen one")."""
+        settings = self.source.settings
+        assert settings is not None
+        found = self.devices(part)
+        if len(found) != 1 or found[0] is None or found[0].name in text:
+            return text  # named, or "all the lights": the words say it
+        return settings.replies.say("plan_devices", request=text, devices=f"the {found[0].name}")
 
     async def watch(self, part: Part, request: Request) -> PartAnswer:
         step = Conditional.from_dict(part.slots.get("watch") or {})
