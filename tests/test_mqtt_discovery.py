@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from mnemolis.sources.mqtt.discovery import HomeAssistantParser, Zigbee2MqttParser, check_topic
+from mnemolis.sources.mqtt.discovery.common import check_topic
+from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
+from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
 
 ROOMS = ("kitchen", "study", "porch", "living room")
 SENSORS = ("temperature", "humidity", "pressure")
@@ -61,7 +63,7 @@ HA_CASES = [
                 "rgb_state": "study/desk_lamp/rgb",
                 "rgb_command": "study/desk_lamp/rgb/set",
             },
-            "payloads": {"on": "1", "off": "0"},
+            "config": {"payload_on": "1", "payload_off": "0", "schema": "default"},
         },
         id="light-default-node-id-tilde",
     ),
@@ -81,7 +83,7 @@ HA_CASES = [
             "schema": "json",
             "id": "ha_light_attic_bulb",
             "features": ["brightness", "color", "color_temp"],
-            "payloads": {"brightness_scale": 100},
+            "config": {"brightness_scale": 100, "schema": "json"},
             "extra": {"color_modes": ["xy", "color_temp"]},
         },
         id="light-json",
@@ -100,7 +102,12 @@ HA_CASES = [
             "name": "kitchen kettle",
             "type": "switch",
             "room": "kitchen",
-            "payloads": {"on": "on", "off": "off", "state_on": "on", "state_off": "off"},
+            "config": {
+                "payload_on": "on",
+                "payload_off": "off",
+                "state_on": "on",
+                "state_off": "off",
+            },
         },
         id="switch-device-name-prefix-room-from-name",
     ),
@@ -119,10 +126,12 @@ HA_CASES = [
         {
             "name": "shed lock",
             "type": "lock",
-            "payloads": {"lock": "LOCK", "state_locked": "LOCKED", "state_jammed": "JAMMED"},
-            "extra": {
-                "value_templates": {"state": ["state"]},
-                "command_templates": {"command": '{"state": "{{ value }}"}'},
+            "config": {
+                "payload_lock": "LOCK",
+                "state_locked": "LOCKED",
+                "state_jammed": "JAMMED",
+                "value_template": "{{ value_json.state }}",
+                "command_template": '{"state": "{{ value }}"}',
             },
         },
         id="lock-templates",
@@ -147,12 +156,17 @@ HA_CASES = [
             "topics": {
                 "command": "garage/door/set",
                 "state": "garage/door",
-                "position_state": "garage/door/position",
+                "position": "garage/door/position",
+                "set_position": "garage/door/position/set",
             },
-            "payloads": {"stop": None, "state_closed": "shut"},
-            "extra": {"dropped": ["position_command"]},
+            "config": {
+                "payload_stop": None,
+                "state_closed": "shut",
+                "set_position_template": "{{ position }}",
+            },
+            "features": ["position"],
         },
-        id="cover-garage-unsupported-position-template-dropped",
+        id="cover-garage-position-template",
     ),
     pytest.param(
         "homeassistant/climate/hall_trv/config",
@@ -202,7 +216,12 @@ HA_CASES = [
             "pl_ret": "dock",
             "sup_feat": ["start", "stop", "return_home"],
         },
-        {"name": "robo", "type": "vacuum", "payloads": {"start": "go", "return_to_base": "dock"}},
+        {
+            "name": "robo",
+            "type": "vacuum",
+            "config": {"payload_start": "go", "payload_return_to_base": "dock"},
+            "features": ["start", "stop", "return_home"],
+        },
         id="vacuum-state-schema",
     ),
     pytest.param(
@@ -219,7 +238,8 @@ HA_CASES = [
             "type": "sensor",
             "unit": "°C",
             "device_class": "temperature",
-            "extra": {"value_templates": {"state": ["temperature"]}},
+            "config": {"value_template": "{{ value_json.temperature | float }}"},
+            "extra": {"state_roles": ["state"]},
         },
         id="sensor-value-template",
     ),
@@ -242,7 +262,12 @@ HA_CASES = [
             "topics": {"state": "porch/motion", "availability": "porch/status"},
             "extra": {
                 "availability": [
-                    {"topic": "porch/status", "available": "up", "not_available": "down"}
+                    {
+                        "topic": "porch/status",
+                        "available": "up",
+                        "not_available": "down",
+                        "template": None,
+                    }
                 ],
                 "availability_mode": "any",
             },
@@ -299,11 +324,16 @@ def test_device_based_discovery_shares_options_and_skips_removed_components() ->
     found = parse("homeassistant/device/multi01/config", config)
     assert found.problems == []
     by_name = {d.name: d for d in found.devices}
-    assert set(by_name) == {"study sensor temperature", "study sensor humidity"}
+    assert set(by_name) == {
+        "study sensor temperature",
+        "study sensor humidity",
+        "study sensor reboot",
+    }
+    assert by_name["study sensor reboot"].type == "button"
     humidity = by_name["study sensor humidity"]
     assert humidity.topics["state"] == "study/sensor"
     assert humidity.room == "study"
-    assert humidity.extra["value_templates"] == {"state": ["humidity"]}
+    assert humidity.config["value_template"] == "{{ value_json['humidity'] }}"
     assert humidity.id == "ha_multi01_h"
 
 
@@ -319,8 +349,8 @@ def test_unnamed_entity_takes_the_device_name_and_unknown_components_are_ignored
     )
     assert [d.name for d in named.devices] == ["porch heater"]
     assert named.devices[0].room == "porch"
-    button = parse("homeassistant/button/x2/config", {"name": "Reboot", "cmd_t": "x2/set"})
-    assert button.devices == [] and button.problems == []
+    update = parse("homeassistant/update/x2/config", {"name": "Firmware", "stat_t": "x2/v"})
+    assert update.devices == [] and update.problems == []
 
 
 MALFORMED = [
@@ -331,7 +361,7 @@ MALFORMED = [
         "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a/+/set"}, "wildcard", id="plus"
     ),
     pytest.param(
-        "homeassistant/switch/a/config", {"name": "a", "stat_t": "a/#"}, "wildcard", id="hash"
+        "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a/#"}, "wildcard", id="hash"
     ),
     pytest.param(
         "homeassistant/switch/a/config", {"name": "a", "cmd_t": "a" * 300}, "longer than", id="long"
@@ -347,20 +377,31 @@ MALFORMED = [
     ),
     pytest.param(
         "homeassistant/sensor/a/config",
-        {"name": "a", "stat_t": "a", "val_tpl": "{% if value == 'on' %}1{% endif %}"},
-        "unsupported value template",
-        id="jinja-logic",
+        {"name": "a", "stat_t": "a", "val_tpl": "{{ states('sensor.outside') }}"},
+        "needs Home Assistant's own states",
+        id="jinja-needs-state-machine",
     ),
     pytest.param(
         "homeassistant/light/a/config",
         {"schema": "template", "name": "a", "cmd_t": "a/set"},
-        "not supported",
-        id="template-light",
+        "needs a command_on_template",
+        id="template-light-without-templates",
+    ),
+    pytest.param(
+        "homeassistant/light/a/config",
+        {"schema": "xyz", "name": "a", "cmd_t": "a/set"},
+        "not one of default, json, template",
+        id="unknown-light-schema",
     ),
     pytest.param(
         "homeassistant/switch/a/config", {"name": 5, "cmd_t": "a"}, "name must be text", id="name"
     ),
-    pytest.param("homeassistant/switch/a/config", {"name": "a"}, "neither", id="no-topics"),
+    pytest.param(
+        "homeassistant/switch/a/config", {"name": "a"}, "needs a command_topic", id="no-topics"
+    ),
+    pytest.param(
+        "homeassistant/sensor/a/config", {"name": "a"}, "needs a state_topic", id="sensor"
+    ),
     pytest.param(
         "homeassistant/switch/a/config",
         {"name": "a", "cmd_t": "a", "avty": "a/status"},
@@ -387,6 +428,8 @@ def test_malformed_config_gives_a_problem_not_a_device(
     found = parse(topic, config)
     assert found.devices == []
     assert any(problem in p for p in found.problems), found.problems
+    if found.refused:  # what `mnemolis devices` lists
+        assert problem in found.refused[0].reason and found.refused[0].key == topic
 
 
 @pytest.mark.parametrize(

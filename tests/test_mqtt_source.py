@@ -180,7 +180,9 @@ def test_every_command_reaches_the_device_and_is_confirmed(
             assert answer.text == text
             received = home.sim().received()
             assert [(c.topic, json.loads(c.payload)) for c in received] == [(topic, payload)]
-            assert answer.data["commands"] == [{"topic": topic, "payload": received[0].payload}]
+            assert answer.data["commands"] == [
+                {"topic": topic, "payload": received[0].payload, "qos": 1, "retain": False}
+            ]
             assert answer.provenance["confirmed_by"] == "state echo"
 
     asyncio.run(scenario())
@@ -337,7 +339,7 @@ DISCOVERED_COMMANDS = [
         "device.set_brightness",
         {"device": "study lamp", "brightness": 50},
         "sim/study_lamp/set",
-        '{"state": "ON", "brightness": 128}',
+        '{"state":"ON","brightness":128}',  # Home Assistant's compact json_dumps
         "done: the study lamp is on at 50 %",
     ),
     (
@@ -369,7 +371,7 @@ DISCOVERED_COMMANDS = [
         "device.set_temperature",
         {"device": "bedroom radiator", "temperature": 18},
         "sim/radiator/set",
-        '{"temperature": 18}',
+        '{"temperature": 18.0}',  # the template sees Home Assistant's float
         "done: the bedroom radiator is set to 18 °C, and it is 19.5 °C now",
     ),
     (
@@ -739,7 +741,7 @@ def test_malformed_configs_and_payloads_are_logged_and_ignored(
                 (
                     "homeassistant/sensor/tpl/config",
                     json.dumps(
-                        {"name": "tpl", "stat_t": "x", "val_tpl": "{% if 1 %}{% endif %}"}
+                        {"name": "tpl", "stat_t": "x", "val_tpl": "{% if %}{% endif %}"}
                     ).encode(),
                 ),
                 ("zigbee2mqtt/bridge/devices", b"[{broken"),
@@ -755,9 +757,11 @@ def test_malformed_configs_and_payloads_are_logged_and_ignored(
             )
             await asyncio.to_thread(sim.publish, "homeassistant/switch/pump/config", good, True)
             await home.source.wait_for_devices()
-            names = {d.name for d in home.registry.devices()}
+            names = {d.name for d in home.registry.devices() if d.refused is None}
             assert "garden pump" in names
             assert not names & {"junk", "wild", "big", "tpl"}
+            refused = {r.name: r.reason for r in home.source.refusals()}
+            assert "wildcard" in refused["wild"] and "compile" in refused["tpl"]
             after = home.source.state_of(porch.id)
             assert after is not None and before is not None
             assert after.values == before.values and after.available is True
@@ -767,7 +771,7 @@ def test_malformed_configs_and_payloads_are_logged_and_ignored(
             "not JSON",
             "wildcard",
             "over the limit",
-            "unsupported value template",
+            "does not compile",
             "ignored a message",
         ):
             assert words in messages, words

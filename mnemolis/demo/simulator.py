@@ -30,7 +30,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from mnemolis.devices import Device, slugify
 from mnemolis.mqtt_connection.link import no_delay
-from mnemolis.sources.mqtt.codec import JSON_KEYS  # the wire contract, not the logic
+from mnemolis.sources.mqtt.schemas.z2m_json import JSON_KEYS  # the wire contract, not the logic
 
 log = logging.getLogger(__name__)
 
