@@ -58,6 +58,7 @@ class Bounds:
 DEFAULT_BOUNDS = Bounds()
 CHECK_CLOCK_EVERY = 64
 COMPILED_KEPT = 1024
+TEMPLATE_CHARS = 65_536  # the longest template text compiled
 #: A ``%`` or ``format`` specification with a width of five digits or more is refused.
 _WIDE_SPEC = re.compile(r"[%{][^%{}]*?(\d{5,})")
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
@@ -294,8 +295,8 @@ class TemplateEngine:
             return found
         if not isinstance(source, str):
             raise TemplateError("a template must be text")
-        if len(source) > self.bounds.output_chars:
-            raise TemplateError(f"a template longer than {self.bounds.output_chars} characters")
+        if len(source) > TEMPLATE_CHARS:
+            raise TemplateError(f"a template longer than {TEMPLATE_CHARS} characters")
         try:
             tree = self.environment.parse(source)
             template = self.environment.from_string(tree)
