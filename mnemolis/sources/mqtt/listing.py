@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mnemolis.config import Config
     from mnemolis.devices import Device, DeviceRegistry
+    from mnemolis.sources.mqtt.settings import MqttSettings
     from mnemolis.sources.mqtt.source import MqttSource
 
 
@@ -85,12 +86,14 @@ def describe_device(source: MqttSource, device: Device, now: float) -> dict[str,
     return entry
 
 
-async def collect(config: Config, wait_s: float | None) -> dict[str, Any]:
+async def collect(
+    config: Config, wait_s: float | None, settings: MqttSettings | None = None
+) -> dict[str, Any]:
     from mnemolis.sources.mqtt.source import MqttSource
     from mnemolis.understand import registry_from_config
 
     registry = registry_from_config(config)
-    source = MqttSource(config, registry)
+    source = MqttSource(config, registry, settings)
     await source.start()
     try:
         report = await source.wait_for_devices(wait_s)

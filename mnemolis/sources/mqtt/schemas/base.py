@@ -269,6 +269,12 @@ def on_off(text: str, on: str, off: str) -> dict[str, Any]:
     return {"state": None} if text == "None" else {}
 
 
+def on_off_state(device: Device, payload: bytes) -> dict[str, Any]:
+    """The ``state`` topic of a platform with ``payload_on``/``payload_off``."""
+    text = value(device, "state_value_template", payload)
+    return on_off(text, device.config["payload_on"], device.config["payload_off"])
+
+
 def require(options: Options, key: str, what: str) -> str:
     """A topic the platform cannot do without (Home Assistant's ``vol.Required``)."""
     topic = options.topic(key)

@@ -18,7 +18,7 @@ from mnemolis.sources.mqtt.schemas.base import (
     Options,
     Platform,
     command,
-    on_off,
+    on_off_state,
     one_of,
     require,
     value,
@@ -129,8 +129,7 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     config = device.config
     if role == "state":
-        text = value(device, "state_value_template", payload)
-        return on_off(text, config["payload_on"], config["payload_off"])
+        return on_off_state(device, payload)
     part = role.removesuffix("_state")
     text = value(device, f"{part}_value_template", payload)
     if not text:

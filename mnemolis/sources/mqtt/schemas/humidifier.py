@@ -12,7 +12,14 @@ from typing import Any
 from mnemolis.devices import Device
 from mnemolis.sources.mqtt.discovery.common import BadConfig
 from mnemolis.sources.mqtt.schemas import temperature_control as tc
-from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, on_off, one_of, value
+from mnemolis.sources.mqtt.schemas.base import (
+    Options,
+    Platform,
+    command,
+    on_off_state,
+    one_of,
+    value,
+)
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Act, Command, Unsupported
 
 ACTIONS = ("off", "humidifying", "drying", "idle")
@@ -70,8 +77,7 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     config = device.config
     if role == "state":
-        text = value(device, "state_value_template", payload)
-        return on_off(text, config["payload_on"], config["payload_off"])
+        return on_off_state(device, payload)
     if role == "target_humidity_state":
         text = value(device, "target_humidity_state_template", payload)
         if not text:

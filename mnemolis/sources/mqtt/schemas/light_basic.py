@@ -16,7 +16,14 @@ from typing import Any
 from mnemolis.devices import Device
 from mnemolis.sources.mqtt import colors
 from mnemolis.sources.mqtt.schemas import light_common as common
-from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, on_off, require, value
+from mnemolis.sources.mqtt.schemas.base import (
+    Options,
+    Platform,
+    command,
+    on_off_state,
+    require,
+    value,
+)
 from mnemolis.sources.mqtt.wire import (
     Act,
     Command,
@@ -168,8 +175,7 @@ def _remembered(state: Mapping[str, Any], mode: str, width: int) -> tuple[int, .
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     config = device.config
     if role == "state":
-        text = value(device, "state_value_template", payload)
-        return on_off(text, config["payload_on"], config["payload_off"])
+        return on_off_state(device, payload)
     prop = role.removesuffix("_state")
     text = value(device, f"{prop}_value_template", payload)
     if not text:
