@@ -5,12 +5,38 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.devices import Device, DeviceRegistry
 from mnemolis.sources.mqtt import codec
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
+from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
+from mnemolis.sources.mqtt.known import KnownDevices
 from mnemolis.sources.mqtt.wire import Act
 
 ROOMS = ("kitchen", "study", "porch", "living room", "bedroom", "garden")
+#: The rooms, sensor keys and binary keys the discovery tables are written for.
+DISCOVERY_ROOMS = ("kitchen", "study", "porch", "living room")
+SENSORS = ("temperature", "humidity", "pressure")
+BINARIES = {"occupancy": "motion", "contact": "door"}
+
+
+def ha() -> HomeAssistantParser:
+    return HomeAssistantParser("homeassistant", 256, lambda: DISCOVERY_ROOMS)
+
+
+def z2m() -> Zigbee2MqttParser:
+    return Zigbee2MqttParser("zigbee2mqtt", 256, lambda: DISCOVERY_ROOMS, SENSORS, BINARIES)
+
+
+def known_devices() -> tuple[KnownDevices, DeviceRegistry]:
+    """An empty registry and the known-devices book that fills it."""
+    registry = DeviceRegistry()
+    return KnownDevices(registry, [], 100), registry
+
+
+def parse(topic: str, config: Any) -> Any:
+    """One config (a mapping, or raw bytes) through a fresh Home Assistant parser."""
+    payload = config if isinstance(config, bytes) else json.dumps(config).encode()
+    return ha().parse(topic, payload)
 
 
 def parser() -> HomeAssistantParser:

@@ -24,7 +24,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from mnemolis.config import Config
 from mnemolis.config.intents import IntentSpec
 from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto, free_port
-from mnemolis.demo.simulator import Announce, Simulator
+from mnemolis.demo.simulator import Announce, Simulator, zigbee2mqtt_device
 from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
@@ -239,12 +239,42 @@ async def running_home(
             await asyncio.to_thread(simulator.stop)
 
 
+async def eventually(check: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Wait until ``check()`` holds; fail the test when it does not in time."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not become true in time")
+        await asyncio.sleep(0.01)
+
+
+def with_device(config: Config, name: str, **changes: Any) -> Config:
+    """The config with one YAML device changed (allow, confirm, topics ...)."""
+    devices = [dataclasses.replace(d, **changes) if d.name == name else d for d in config.devices]
+    return dataclasses.replace(config, devices=devices)
+
+
+def z2m_home() -> list[Device]:
+    """One device of each kind, as zigbee2mqtt's bridge announces them."""
+    return [
+        zigbee2mqtt_device("study lamp", "light", features=["brightness", "color"], room="study"),
+        zigbee2mqtt_device("shed lock", "lock"),
+        zigbee2mqtt_device("kettle", "switch"),
+        zigbee2mqtt_device("attic window", "cover"),
+        zigbee2mqtt_device("bedroom radiator", "climate"),
+        zigbee2mqtt_device("bathroom fan", "fan"),
+        zigbee2mqtt_device("cellar temperature", "sensor", device_class="temperature", unit="°C"),
+        zigbee2mqtt_device("porch motion", "binary_sensor", device_class="motion"),
+    ]
+
+
 __all__ = [
     "Capture",
     "Home",
     "Nowhere",
     "Published",
     "broker",
+    "eventually",
     "part_acting",
     "part_for",
     "publisher",
@@ -252,5 +282,7 @@ __all__ = [
     "running_home",
     "settings_for",
     "with_actions",
+    "with_device",
     "without_yaml_devices",
+    "z2m_home",
 ]

@@ -248,14 +248,17 @@ JSON: dict[str, dict[str, Any]] = {
         "brightness": True,
         "supported_color_modes": ["rgbw"],
     },
-    "legacy rgb": {
+    # Home Assistant 2025.3 removed the flags rgb/xy/hs/color_temp/color_mode: a
+    # discovered light that still sends them dims (brightness: true) or only switches.
+    "removed rgb flag": {
         "schema": "json",
         "name": "L",
         "cmd_t": "l/set",
         "brightness": True,
         "rgb": True,
+        "color_mode": True,
     },
-    "legacy xy": {"schema": "json", "name": "X", "cmd_t": "x/set", "xy": True},
+    "removed xy flag": {"schema": "json", "name": "X", "cmd_t": "x/set", "xy": True},
     "kelvin": {
         "schema": "json",
         "name": "K",
@@ -289,8 +292,8 @@ JSON_COMMANDS = [
     ),
     ("hs", Act("set_color", color=BLUE), '{"state":"ON","color":{"h":240.0,"s":100.0}}'),
     ("rgbw", Act("set_color", color=RED), '{"state":"ON","color":{"r":255,"g":0,"b":0,"w":0}}'),
-    ("legacy rgb", Act("set_color", color=RED), '{"state":"ON","color":{"r":255,"g":0,"b":0}}'),
-    ("legacy xy", Act("set_color", color=RED), '{"state":"ON","color":{"x":0.701,"y":0.299}}'),
+    ("removed rgb flag", Act("set_brightness", brightness=50), '{"state":"ON","brightness":128}'),
+    ("removed xy flag", Act("turn_on"), '{"state":"ON"}'),
     ("kelvin", Act("set_color_temp", kelvin=4000), '{"state":"ON","color_temp":4000}'),
 ]
 
@@ -310,8 +313,10 @@ def test_json_schema_capabilities() -> None:
     assert (bulb.caps.min_kelvin, bulb.caps.max_kelvin) == (2202, 4000)
     assert bulb.caps.effects == ("blink", "breathe", "colorloop")
     assert bulb.features == ["brightness", "color", "color_temp", "effect"]
-    legacy = announced("light", JSON["legacy rgb"])
-    assert legacy.caps.color_modes == ("hs",)
+    assert announced("light", JSON["removed rgb flag"]).caps.color_modes == ("brightness",)
+    assert announced("light", JSON["removed xy flag"]).caps.color_modes == ("onoff",)
+    with pytest.raises(Unsupported):
+        sent(announced("light", JSON["removed rgb flag"]), Act("set_color", color=RED))
     with pytest.raises(Unsupported):
         sent(announced("light", JSON["onoff"]), Act("set_brightness", brightness=10))
 

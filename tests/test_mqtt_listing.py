@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from mnemolis.sources.mqtt.listing import collect, format_listing
 from tests.conftest import ROOT
 from tests.support_mqtt import (
     broker,
+    eventually,
     part_for,
     publisher,
     running_home,
@@ -30,14 +30,6 @@ __all__ = ["broker"]
 
 PUMP = "homeassistant/switch/pump/config"
 BAD_PUMP = {"name": "Garden Pump", "cmd_t": "garden/+/set", "stat_t": "garden/pump"}
-
-
-async def eventually(check: Any, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition did not become true in time")
-        await asyncio.sleep(0.02)
 
 
 def test_a_refused_device_is_answered_with_its_reason(config: Config, broker: Mosquitto) -> None:
@@ -96,7 +88,7 @@ def test_mnemolis_devices_lists_devices_and_refusals(config: Config, broker: Mos
     refused = {r["name"]: r["reason"] for r in listing["refused"]}
     assert refused == {
         "garden pump": "topic 'garden/+/set' has a wildcard",
-        "broken": 'value_template "{{ states(\'a\') }}": the template uses states(), which '
+        "broken": "value_template \"{{ states('a') }}\": the template uses states(), which "
         "needs Home Assistant's own states",
     }
     lines = format_listing(listing)
@@ -173,9 +165,7 @@ def test_off_delay_expire_after_and_wildcard_topics(config: Config, broker: Mosq
             assert (home.source.state_of(bell.id) or _empty()).values["state"] == "off"
             expired = await home.ask("sensor.read", device="balcony temperature")
             assert expired.status == Status.ERROR
-            assert expired.text.startswith(
-                "the balcony temperature has not reported for 1 second"
-            )
+            assert expired.text.startswith("the balcony temperature has not reported for 1 second")
 
     asyncio.run(scenario())
 

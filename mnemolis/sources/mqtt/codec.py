@@ -110,8 +110,11 @@ def encode(device: Device, act: Act, state: Mapping[str, Any] | None = None) -> 
     return platform.encode(device, act, current)
 
 
-def decode(device: Device, role: str, payload: bytes) -> Reading:
-    """A state message -> canonical values. Raises ValueError when it means nothing."""
+def decode(
+    device: Device, role: str, payload: bytes, previous: Mapping[str, Any] | None = None
+) -> Reading:
+    """A state message -> canonical values, given the device's ``previous`` readings.
+    Raises ValueError when it means nothing."""
     device = wired(device)
     try:
         payload.decode("utf-8")
@@ -123,7 +126,10 @@ def decode(device: Device, role: str, payload: bytes) -> Reading:
     if platform is None:
         reading = z2m_json.decode(device, role, payload)
     else:
-        reading = Reading(platform.decode(device, role, payload))
+        values = platform.decode(device, role, payload)
+        if platform.settle is not None:
+            values = platform.settle(device, previous or {}, values)
+        reading = Reading(values)
     if not reading.values:
         raise ValueError(f"nothing in it describes a {device.type}")
     return reading

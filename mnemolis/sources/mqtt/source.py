@@ -24,7 +24,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from mnemolis.config import Config, ConfigError, line_of
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.mqtt_connection.link import MqttLink
 from mnemolis.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, SensorReading, Status
@@ -314,7 +314,10 @@ class MqttSource:
                 mode = str(device.extra.get("availability_mode", "all"))
                 self.cache.set_availability(device.id, topic, available, mode)
                 return
-            reading = codec.decode(device, route.role, payload)
+            before = self.cache.get(device.id)
+            reading = codec.decode(
+                device, route.role, payload, before.values if before is not None else None
+            )
             self.cache.apply(device.id, reading.values, reading.at)
             delay = device.config.get("off_delay") if device.type == "binary_sensor" else None
             if isinstance(delay, int) and reading.values.get("state") == "on":
@@ -346,6 +349,8 @@ class MqttSource:
                 f"{found.key}:{problem[:40]}", "discovery %s: %s", found.key[:120], problem
             )
         self.known.stage(found)
+        for changed in found.also:
+            self._stage(changed)
         loop = self._loop
         if loop is not None and not self._flush_scheduled and not loop.is_closed():
             self._flush_scheduled = True
@@ -404,8 +409,10 @@ class MqttSource:
                 text = self.words.say("which_device", names=self.words.names(everyone))
             return [], self.reply(text, Status.ERROR, {"known": everyone})
         found: list[Device] = []
+        spec = self.config.intents.get(part.intent) if part.intent else None
+        action = spec.action if spec is not None else None
         for name in names:
-            device = self.registry.by_name(name) or self.registry.get(name)
+            device = self._named(name, action)
             if device is None:
                 refusal = self.known.refusal_for(name)
                 if refusal is not None:
@@ -420,6 +427,15 @@ class MqttSource:
             if device not in found:
                 found.append(device)
         return found, None
+
+    def _named(self, name: str, action: str | None) -> Device | None:
+        """The device called ``name``; of several (a sensor and a select Home Assistant
+        both call "idle brightness"), the one that can do ``action``."""
+        same = [d for d in self.registry.devices() if d.name == name and d.refused is None]
+        able = [d for d in same if action in TYPE_ACTIONS.get(d.type, ())]
+        if able or same:
+            return (able or same)[0]
+        return self.registry.by_name(name) or self.registry.get(name)
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
         t0 = time.perf_counter()

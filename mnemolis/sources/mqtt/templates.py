@@ -40,6 +40,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
 from mnemolis.sources.mqtt import template_functions as fn
+from mnemolis.sources.mqtt import template_tables
 
 
 class TemplateError(ValueError):
@@ -186,9 +187,9 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             autoescape=False,
         )
         self.globals.pop("lipsum", None)
-        self.globals.update(fn.GLOBALS)
-        self.filters.update(fn.FILTERS)
-        self.tests.update(fn.TESTS)
+        self.globals.update(template_tables.GLOBALS)
+        self.filters.update(template_tables.FILTERS)
+        self.tests.update(template_tables.TESTS)
         self.filters = {name: self._bounded_filter(name, f) for name, f in self.filters.items()}
         self.bounded_items = _items
         self.bounded_concat = _concat

@@ -161,8 +161,14 @@ def percentage_to_ranged(low_high: tuple[float, float], percentage: float) -> fl
 
 
 def value_to_brightness(scale: float, value: float) -> int:
-    """A device level on 1..scale -> Home Assistant's brightness 1..255."""
-    return min(255, max(1, round(value * 255 / scale)))
+    """A device level on 1..scale -> Home Assistant's brightness 1..255, rounded up
+    (``color_util.value_to_brightness``, which the JSON light uses)."""
+    return min(255, max(1, math.ceil(value * 255 / scale)))
+
+
+def level_to_brightness(scale: float, value: float) -> int:
+    """The basic light's own conversion: ``min(round(value / scale * 255), 255)``."""
+    return min(255, max(1, round(value / scale * 255)))
 
 
 def brightness_to_value(scale: float, brightness: float) -> float:

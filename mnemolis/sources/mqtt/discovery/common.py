@@ -41,6 +41,8 @@ class Discovered:
     devices: list[Device] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    #: Other configs this one changes (a device name they share by identifiers).
+    also: list[Discovered] = field(default_factory=list)
 
 
 def _common(topic: Any, max_chars: int) -> str:

@@ -5,9 +5,11 @@ and ``entity.py``): every abbreviation expanded, ``~`` replaced at the start
 or end of a topic, device-based discovery (``<prefix>/device/<id>/config``
 with ``cmps``, shared options merged into each component, a component of
 only ``platform`` removed), entity names joined to the device name (``name:
-null`` is the device's own name), an empty retained payload removing the
-config. Pure parsing, no I/O: a config that cannot be a device becomes a
-`Refusal` with its reason, never an exception.
+null`` is the device's own name; a config whose ``device`` gives only its
+``identifiers`` or ``connections`` takes the name another config gave that
+device, as Home Assistant's device registry does), an empty retained payload
+removing the config. Pure parsing, no I/O: a config that cannot be a device
+becomes a `Refusal` with its reason, never an exception.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ IGNORED = frozenset(
     }
 )
 #: Platforms whose unnamed entity Home Assistant names after its device class.
+#: How many device names (and configs waiting for one) the parser remembers.
+REMEMBERED = 4096
 DEVICE_CLASS_NAMES = frozenset(
     {"sensor", "binary_sensor", "button", "number", "cover", "event", "update", "valve"}
 )
@@ -87,6 +91,20 @@ def _replace_base(config: dict[str, Any], base: str | None) -> dict[str, Any]:
     return config
 
 
+def _identifiers(dev: dict[str, Any]) -> list[str]:
+    """A device's ``identifiers`` and ``connections``, as registry keys."""
+    ids = dev.get("identifiers")
+    out = [str(i) for i in (ids if isinstance(ids, list) else [ids]) if isinstance(i, str | int)]
+    connections = dev.get("connections")
+    if isinstance(connections, list):
+        out += [
+            f"{pair[0]}:{str(pair[1]).lower()}"
+            for pair in connections
+            if isinstance(pair, list | tuple) and len(pair) == 2
+        ]
+    return out[:16]
+
+
 class HomeAssistantParser:
     """Discovery configs -> devices, with Home Assistant's rules."""
 
@@ -96,6 +114,8 @@ class HomeAssistantParser:
         self.prefix = prefix.rstrip("/")
         self.max_topic_chars = max_topic_chars
         self.rooms = rooms
+        self._device_names: dict[str, str] = {}  # identifier -> the name a config gave
+        self._waiting: dict[str, dict[str, bytes]] = {}  # identifier -> nameless configs
 
     def match(self, topic: str) -> HomeAssistantTopic | None:
         if not topic.startswith(self.prefix + "/") or not topic.endswith("/config"):
@@ -125,12 +145,37 @@ class HomeAssistantParser:
             )
             return found
         config = expand(raw)
+        self._share_device_name(topic, payload, config, found)
         if where.component == "device":
             self._device_based(where, config, found)
         else:
             config = _replace_base(config, None)
             self._one(where.component, where, where.object_id, config, found, topic)
         return found
+
+    def _share_device_name(
+        self, topic: str, payload: bytes, config: dict[str, Any], found: Discovered
+    ) -> None:
+        """The registry's view of a device: one config names it, the others that share
+        its identifiers get that name (re-read when the name comes later)."""
+        dev = config.get("device")
+        if not isinstance(dev, dict):
+            return
+        ids = _identifiers(dev)
+        name = dev.get("name")
+        if isinstance(name, str) and name.strip():
+            for ident in ids:
+                if ident in self._device_names or len(self._device_names) < REMEMBERED:
+                    self._device_names[ident] = name
+                for other, waiting in self._waiting.pop(ident, {}).items():
+                    if other != topic:
+                        found.also.append(self.parse(other, waiting))
+            return
+        known = next((self._device_names[i] for i in ids if i in self._device_names), None)
+        if known is not None:
+            config["device"] = {**dev, "name": known}
+        elif ids and len(self._waiting) < REMEMBERED:
+            self._waiting.setdefault(ids[0], {})[topic] = payload
 
     def _refuse(
         self, found: Discovered, key: str, reason: str, name: str | None, component: str

@@ -17,7 +17,7 @@ its state topic; the rest of the device still works (`Options.template`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,8 @@ STATE_ROLES = "state_roles"
 Load = Callable[["Options", Device], None]
 Encode = Callable[[Device, Act, Mapping[str, Any]], list[Command]]
 Decode = Callable[[Device, str, bytes], dict[str, Any]]
+#: What a reading means given the one before (a cover's "stopped" is open or closed).
+Settle = Callable[[Device, Mapping[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Platform:
     load: Load
     encode: Encode
     decode: Decode
+    settle: Settle | None = None
 
 
 class _Missing:
@@ -109,6 +112,20 @@ class Options:
             return None
         self.config[key] = source
         return source
+
+    def default_template(self, keys: Iterable[str]) -> None:
+        """Home Assistant's ``value_template`` on a platform that reads several state
+        topics (basic light, climate, water heater): the template of each of ``keys``
+        the config leaves unset."""
+        source = self.template("value_template")
+        refused = self.refused.get("value_template")
+        for key in keys:
+            if self.config.get(key) is not None or key in self.refused:
+                continue
+            if source is not None:
+                self.config[key] = source
+            elif refused is not None:
+                self.refused[key] = refused
 
     def integer(self, key: str, default: Any = None, minimum: int | None = None) -> int | None:
         value = self._get(key, default)

@@ -43,7 +43,14 @@ def load(options: Options, device: Device) -> None:
     for part in ("current_temperature", "current_humidity", "action"):
         options.topic(f"{part}_topic", subscribe=True)
         options.template(f"{part}_template")
-    options.template("value_template")
+    options.default_template(
+        [
+            *(f"{part}_state_template" for part in PARTS),
+            "preset_mode_value_template",
+            "target_humidity_state_template",
+            *(f"{part}_template" for part in ("current_temperature", "current_humidity", "action")),
+        ]
+    )
     options.text("payload_on", "ON")
     options.text("payload_off", "OFF")
     modes = options.strings("modes", DEFAULT_MODES)
@@ -122,8 +129,7 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
 
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     if role in ("current_temperature", "current_humidity", "action"):
-        key = f"{role}_template"
-        text = value(device, key if device.config.get(key) else "value_template", payload)
+        text = value(device, f"{role}_template", payload)
         if not text:
             return {}
         if role == "action":
@@ -134,7 +140,7 @@ def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
             return {"action": text}
         return {role: tc.reading(text)}
     if role == "preset_mode_state":
-        text = tc.render_state(device, "preset_mode", payload, "value_template")
+        text = value(device, "preset_mode_value_template", payload)
         if not text:
             return {}
         if text in ("none", PAYLOAD_NONE):
@@ -143,7 +149,7 @@ def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
             raise ValueError(f"{text[:40]!r} is not one of its presets")
         return {"preset": text}
     part = role.removesuffix("_state")
-    text = tc.render_state(device, part, payload)
+    text = value(device, f"{part}_state_template", payload)
     if not text:
         return {}
     if part == "mode":

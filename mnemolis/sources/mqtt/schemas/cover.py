@@ -4,8 +4,9 @@ A position percentage becomes ``round(percentage_to_ranged_value((closed + 1,
 open), percent))``; the set-position template sees that as ``value`` and the
 percentage as ``position`` (``homeassistant/components/mqtt/cover.py``).
 Tilt works the same way over ``tilt_min``..``tilt_max``. A state of
-``stopped`` is kept as said; a position topic without a state topic decides
-open or closed.
+``stopped`` means closed when the cover is at its closed position (or, without
+a position topic, was closed or closing) and open otherwise, as Home Assistant
+settles it; a position topic without a state topic decides open or closed.
 """
 
 from __future__ import annotations
@@ -212,4 +213,16 @@ def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     return out
 
 
-PLATFORM = Platform("cover", "default", load, encode, decode)
+def settle(device: Device, previous: Mapping[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """Home Assistant's ``stopped``: open or closed, by position or by the last state."""
+    if values.get("state") != "stopped":
+        return values
+    if device.config.get("position_topic"):
+        position = values.get("position", previous.get("position"))
+        closed = position == 0
+    else:
+        closed = previous.get("state") in ("closed", "closing")
+    return {**values, "state": "closed" if closed else "open"}
+
+
+PLATFORM = Platform("cover", "default", load, encode, decode, settle)

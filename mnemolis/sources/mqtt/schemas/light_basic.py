@@ -27,8 +27,8 @@ from mnemolis.sources.mqtt.schemas.base import (
 from mnemolis.sources.mqtt.wire import (
     Act,
     Command,
+    level_to_brightness,
     number,
-    value_to_brightness,
 )
 
 PROPERTIES = (
@@ -64,6 +64,9 @@ def load(options: Options, device: Device) -> None:
         if prop != "color_mode":
             options.topic(f"{prop}_command_topic")
             options.template(f"{prop}_command_template")
+    options.default_template(
+        ["state_value_template", *(f"{prop}_value_template" for prop in PROPERTIES)]
+    )
     options.topic("white_command_topic")
     options.text("payload_on", "ON")
     options.text("payload_off", "OFF")
@@ -184,7 +187,7 @@ def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
         level = number(text)
         if not level:
             return {}
-        return common.brightness_values(value_to_brightness(config["brightness_scale"], level))
+        return common.brightness_values(level_to_brightness(config["brightness_scale"], level))
     if prop in ("rgb", "rgbw", "rgbww"):
         return _rgbx_values(device, prop, text)
     if prop == "color_temp":

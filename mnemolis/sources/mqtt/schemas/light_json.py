@@ -3,10 +3,13 @@
 ``{"state": "ON", "brightness": 128, "color": {"x": 0.7, "y": 0.3}}`` on
 ``command_topic``, the same shape (with ``color_mode``) on ``state_topic``,
 as zigbee2mqtt and ESPHome lights speak (``light/schema_json.py``). Colour
-modes come from ``supported_color_modes``; the older flags (``rgb``, ``xy``,
-``hs``, ``color_temp``, ``brightness``) are read too, as Home Assistant read
-them, so a light announced the old way still works. Payloads are compact
-JSON in Home Assistant's key order.
+modes come from ``supported_color_modes``; without them a light with
+``brightness: true`` dims and any other only switches. The flags Home
+Assistant 2025.3 removed (``color_mode``, ``color_temp``, ``hs``, ``rgb``,
+``xy``) are dropped from a discovered config without refusing it, as Home
+Assistant drops them (``cv.removed(..., raise_if_present=False)``), so an
+older ESPHome light still works. Payloads are compact JSON in Home
+Assistant's key order.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, requi
 from mnemolis.sources.mqtt.wire import Act, Command, json_dumps, number, value_to_brightness
 
 VALID_MODES = ("onoff", "brightness", "color_temp", "hs", "xy", "rgb", "rgbw", "rgbww", "white")
-LEGACY_FLAGS = ("rgb", "xy", "hs", "color_temp")
 
 
 def load(options: Options, device: Device) -> None:
@@ -40,29 +42,12 @@ def load(options: Options, device: Device) -> None:
     options.qos()
     low, high = common.kelvin_range(options)
     modes = options.strings("supported_color_modes")
-    legacy = {flag: options.flag(flag, False) for flag in LEGACY_FLAGS}
     if modes:
         unknown = [m for m in modes if m not in VALID_MODES]
         if unknown:
             raise BadConfig(f"unknown colour mode {unknown[0]!r}")
-        if any(legacy.values()):
-            raise BadConfig(
-                "supported_color_modes must not be combined with rgb, xy, hs or color_temp"
-            )
-        options.config["legacy_color"] = False
     else:
-        options.config["legacy_color"] = True
-        modes = ["onoff"]
-        if brightness:
-            modes.append("brightness")
-        if legacy["color_temp"]:
-            modes.append("color_temp")
-        if legacy["rgb"] or legacy["xy"] or legacy["hs"]:
-            modes.append("hs")
-        if len(modes) > 1:  # Home Assistant's filter_supported_color_modes
-            modes.remove("onoff")
-        if "hs" in modes and "brightness" in modes:
-            modes.remove("brightness")
+        modes = ["brightness"] if brightness else ["onoff"]
     if not options.config["effect"]:
         effects = []
     common.describe(device, modes, low, high, effects)
@@ -84,11 +69,7 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
     message: dict[str, Any] = {"state": "ON"}
     level = request.brightness
     color = request.color
-    if color is not None and config.get("legacy_color") and color.mode == "hs":
-        message["color"] = _legacy_color(device, color.value, level)
-        if config.get("rgb") and not config.get("brightness"):
-            level = None  # folded into the colour, omitted from the payload
-    elif color is not None and color.mode != "color_temp":
+    if color is not None and color.mode != "color_temp":
         if color.mode in ("rgb", "rgbw", "rgbww"):
             channels = _scale(device, tuple(int(c) for c in color.value), level)
             if not config.get("brightness"):
@@ -113,22 +94,6 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
     return [command(device, "command_topic", json_dumps(message))]
 
 
-def _legacy_color(device: Device, hs: tuple[float, ...], level: int | None) -> dict[str, Any]:
-    raw: dict[str, Any] = device.config
-    out: dict[str, Any] = {}
-    h, s = float(hs[0]), float(hs[1])
-    if raw.get("rgb"):
-        brightness = 255 if raw.get("brightness") else (level or 255)
-        r, g, b = colors.hsv_to_rgb(h, s, brightness / 255 * 100)
-        out.update({"r": r, "g": g, "b": b})
-    if raw.get("xy"):
-        x, y = colors.hs_to_xy(h, s)
-        out.update({"x": x, "y": y})
-    if raw.get("hs"):
-        out.update({"h": h, "s": s})
-    return out
-
-
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     try:
         values = json.loads(payload)
@@ -150,12 +115,14 @@ def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
         out.update(common.brightness_values(value_to_brightness(config["brightness_scale"], level)))
     color = values.get("color")
     mode = values.get("color_mode")
-    if isinstance(color, dict) and (mode in modes or config.get("legacy_color")):
+    if not isinstance(mode, str) or mode not in modes:  # Home Assistant reads colour by mode
+        mode = None
+    if isinstance(color, dict) and mode not in (None, "color_temp", "white"):
         out["color"] = {k: v for k, v in color.items() if isinstance(v, int | float)}
-    if isinstance(mode, str):
+    if mode is not None:
         out["color_mode"] = mode
     temp = number(values.get("color_temp"))
-    if temp and (mode == "color_temp" or "color_temp" in modes) and "color_temp" in modes:
+    if temp and mode == "color_temp":
         kelvin = int(temp) if config.get("color_temp_kelvin") else colors.mired_to_kelvin(temp)
         out["kelvin"] = kelvin
         out["color_temp"] = colors.kelvin_to_mired(kelvin)

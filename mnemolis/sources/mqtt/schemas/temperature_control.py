@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnemolis.devices import Device
-from mnemolis.sources.mqtt.schemas.base import Options, command, one_of, value
+from mnemolis.sources.mqtt.schemas.base import Options, command, one_of
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Command, Unsupported, number
 
 UNITS = {"C": "°C", "F": "°F", "°C": "°C", "°F": "°F"}
@@ -37,15 +37,6 @@ def load_range(options: Options, low: float, high: float, device: Device) -> Non
     step = options.number("temp_step", 1.0)
     options.number("precision", None)
     device.caps.minimum, device.caps.maximum, device.caps.step = minimum, maximum, step
-
-
-def render_state(
-    device: Device, part: str, payload: bytes, value_key: str = "state_template"
-) -> str:
-    key = f"{part}_{value_key}"
-    if device.config.get(key) is None and device.config.get("value_template") is not None:
-        key = "value_template"
-    return value(device, key, payload)
 
 
 def temperature(device: Device, part: str, target: float | None) -> Command:

@@ -21,7 +21,10 @@ def load(options: Options, device: Device) -> None:
     tc.load_parts(options, ("mode", "temperature", "power"))
     options.topic("current_temperature_topic", subscribe=True)
     options.template("current_temperature_template")
-    options.template("value_template")
+    options.default_template(
+        [f"{part}_state_template" for part in ("mode", "temperature", "power")]
+        + ["current_temperature_template"]
+    )
     options.text("payload_on", "ON")
     options.text("payload_off", "OFF")
     modes = options.strings("modes", DEFAULT_MODES)
@@ -59,11 +62,10 @@ def encode(device: Device, act: Act, state: Mapping[str, Any]) -> list[Command]:
 
 def decode(device: Device, role: str, payload: bytes) -> dict[str, Any]:
     if role == "current_temperature":
-        key = "current_temperature_template"
-        text = value(device, key if device.config.get(key) else "value_template", payload)
+        text = value(device, "current_temperature_template", payload)
         return {"current_temperature": tc.reading(text)} if text else {}
     part = role.removesuffix("_state")
-    text = tc.render_state(device, part, payload)
+    text = value(device, f"{part}_state_template", payload)
     if not text:
         return {}
     if part == "mode":
