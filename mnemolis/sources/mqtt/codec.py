@@ -71,7 +71,22 @@ from mnemolis.sources.mqtt.schemas import platform_named, z2m_json
 from mnemolis.sources.mqtt.schemas.base import STATE_ROLES, Platform, value
 from mnemolis.sources.mqtt.wire import Act, Command, Reading, Unsupported, number
 
-__all__ = ["Act", "Command", "Reading", "Unsupported", "decode", "encode", "expectation"]
+__all__ = [
+    "Act",
+    "Command",
+    "NothingRead",
+    "Reading",
+    "Unsupported",
+    "decode",
+    "encode",
+    "expectation",
+]
+
+
+class NothingRead(ValueError):
+    """A message that says nothing this part of the device reads: on a state topic
+    several parts share, normal (Home Assistant ignores it as quietly)."""
+
 
 #: The roles a zigbee2mqtt-style (or YAML json) device reads.
 JSON_STATE_ROLES = ("state",)
@@ -131,7 +146,7 @@ def decode(
             values = platform.settle(device, previous or {}, values)
         reading = Reading(values)
     if not reading.values:
-        raise ValueError(f"nothing in it describes a {device.type}")
+        raise NothingRead(f"nothing in it describes a {device.type}")
     return reading
 
 

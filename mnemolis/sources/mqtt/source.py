@@ -110,6 +110,7 @@ class MqttSource:
         self._started = False
         self._closed = False
         self._flush_scheduled = False
+        self._gathering = 0  # waiters reading the retained burst: one flush after it, not many
         self._refresh_scheduled = False
         self._flush_lock = asyncio.Lock()
         self._complaints: dict[str, float] = {}
@@ -192,7 +193,12 @@ class MqttSource:
         complete = False
         if self._started and self._loop is not None:
             deadline = self._loop.time() + timeout
-            if await self.link.sync(timeout):
+            self._gathering += 1
+            try:
+                synced = await self.link.sync(timeout)
+            finally:
+                self._gathering -= 1
+            if synced:
                 await self._flush()
                 self._refresh_subscriptions()
                 complete = await self.link.sync(max(0.0, deadline - self._loop.time()))
@@ -322,6 +328,8 @@ class MqttSource:
             delay = device.config.get("off_delay") if device.type == "binary_sensor" else None
             if isinstance(delay, int) and reading.values.get("state") == "on":
                 self._schedule_off(device.id, delay)
+        except codec.NothingRead as exc:
+            log.debug("a message on %s for the %s: %s", topic[:120], device.name, exc)
         except (ValueError, IndexError, TypeError, KeyError) as exc:
             self._complain(
                 topic, "ignored a message on %s for the %s: %s", topic[:120], device.name, exc
@@ -352,6 +360,8 @@ class MqttSource:
         for changed in found.also:
             self._stage(changed)
         loop = self._loop
+        if self._gathering:
+            return  # wait_for_devices flushes once the retained burst is in
         if loop is not None and not self._flush_scheduled and not loop.is_closed():
             self._flush_scheduled = True
             try:
