@@ -43,6 +43,7 @@ bench: venv
 	$(BIN)/python bench/demo.py
 	$(BIN)/python bench/execute.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/routines.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

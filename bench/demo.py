@@ -1,13 +1,15 @@
-"""Benchmark the demo home: its broker next to Mosquitto, and whole answers.
+"""Benchmark the demo home: its broker next to amqtt and Mosquitto, and whole answers.
 
 Rows: the demo home's start-up (broker, 15 simulated devices, the demo ZIM
-already built, the forecast seeded); a message's round trip through the
-embedded broker and through Mosquitto (when installed), at QoS 0 and 1, from
-one paho client to another; fan-out to 20 subscribers; a device command
-through the MQTT source; and whole answers through the Assistant, as
+already built, the forecast seeded); for each broker (the embedded one,
+amqtt when installed, Mosquitto when installed), each in a process of its
+own (`bench/brokers.py`): spawn to listening, memory idle and at its peak, a
+message's round trip at QoS 0 and 1 from one paho client to another, and
+fan-out to 20 subscribers; then whole answers through the Assistant, as
 `mnemolis demo --ask` gives them.
 
-    .venv/bin/python bench/demo.py [--messages 2000] [--asks 200]
+    .venv/bin/python bench/demo.py [--messages 2000] [--asks 200] [--starts 10]
+    .venv/bin/pip install amqtt==0.12.1   # first, for the amqtt rows
 """
 
 from __future__ import annotations
@@ -28,12 +30,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import brokers
 from bench.mqtt import Row, percentiles  # the same table as the MQTT source's benchmark
 from mnemolis.assistant import Assistant, default_sources
 from mnemolis.config import Config, load_config
-from mnemolis.demo.broker import BrokerThread
 from mnemolis.demo.home import DemoHome
-from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto
 from mnemolis.mqtt_connection.link import no_delay
 from mnemolis.understand import registry_from_config
 
@@ -115,15 +116,44 @@ def fan_out(host: str, port: int, count: int, subscribers: int) -> tuple[float, 
     return got[0] / elapsed, count * subscribers - got[0]
 
 
-def broker_rows(name: str, host: str, port: int, messages: int) -> list[Row]:
-    rows = [
-        row(f"{name}: round trip QoS 0", round_trips(host, port, messages, 0)),
-        row(f"{name}: round trip QoS 1", round_trips(host, port, messages, 1)),
-    ]
-    rate, lost = fan_out(host, port, messages // 2, 20)
-    note = f"{rate:,.0f} deliveries/s, {lost} lost"
-    rows.append(Row(f"{name}: fan-out to 20, QoS 1", messages // 2 * 20, 0, 0, note))
+def broker_rows(kind: str, messages: int, starts: int, baseline_kib: int) -> list[Row]:
+    """Start-up (``starts`` fresh processes), memory, round trips and fan-out of one broker."""
+    name = brokers.label(kind)
+    spawned, imports = [], []
+    for _ in range(starts):
+        started = brokers.start(kind)
+        spawned.append(started.spawned_ms)
+        imports.append(getattr(started, "import_ms", 0.0))
+        started.stop()
+    note = f"import {percentiles(imports)[0]:.0f} ms" if kind in brokers.PYTHON_BROKERS else ""
+    rows = [row(f"{name}: spawn to listening", spawned, note)]
+    broker = brokers.start(kind)
+    try:
+        idle, _peak = broker.memory_kib()
+        host, port = broker.host, broker.port
+        rows += [
+            row(f"{name}: round trip QoS 0", round_trips(host, port, messages, 0)),
+            row(f"{name}: round trip QoS 1", round_trips(host, port, messages, 1)),
+        ]
+        rate, lost = fan_out(host, port, messages // 2, 20)
+        note = f"{rate:,.0f} deliveries/s, {lost} lost"
+        rows.append(Row(f"{name}: fan-out to 20, QoS 1", messages // 2 * 20, 0, 0, note))
+        _now, peak = broker.memory_kib()
+    finally:
+        broker.stop()
+    over = f" ({(idle - baseline_kib) / 1024:+.1f} over a bare Python)" if baseline_kib else ""
+    memory = f"RSS idle {idle / 1024:.1f} MiB{over}, peak {peak / 1024:.1f} MiB"
+    rows.append(Row(f"{name}: memory", 0, 0, 0, memory))
     return rows
+
+
+def bare_python_kib() -> int:
+    """The RSS of an idle interpreter, the floor under every Python broker's figure."""
+    bare = brokers.PythonBroker("none")
+    try:
+        return bare.memory_kib()[0]
+    finally:
+        bare.stop()
 
 
 def home_starts(config: Config, cache: Path, count: int) -> list[float]:
@@ -169,6 +199,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--asks", type=int, default=200)
+    parser.add_argument("--starts", type=int, default=10)
     args = parser.parse_args()
     # the demo's weather service fails by design on every weather question; answers say so
     logging.getLogger("mnemolis.sources.weather.source").setLevel(logging.ERROR)
@@ -177,13 +208,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mnemolis-bench-demo-") as scratch:
         cache = Path(scratch)
         rows.append(row("demo home start (ZIM built)", home_starts(config, cache, 10)))
-        with BrokerThread() as broker:
-            rows += broker_rows("embedded broker", broker.host, broker.port, args.messages)
-        if find_mosquitto() is not None:
-            with Mosquitto() as mosquitto:
-                rows += broker_rows("mosquitto", mosquitto.host, mosquitto.port, args.messages)
-        else:
-            rows.append(Row("mosquitto", 0, 0, 0, "not installed: no comparison"))
+        baseline = bare_python_kib()
+        rows.append(Row("bare Python interpreter", 0, 0, 0, f"RSS {baseline / 1024:.1f} MiB"))
+        found = brokers.available()
+        for kind in found:
+            floor = baseline if kind in brokers.PYTHON_BROKERS else 0
+            rows += broker_rows(kind, args.messages, args.starts, floor)
+        for kind in ("amqtt", "mosquitto"):
+            if kind not in found:
+                rows.append(Row(kind, 0, 0, 0, "not installed: no comparison"))
         with DemoHome(config, cache) as home:
             rows += asyncio.run(answers(config, home, args.asks))
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -98,8 +98,7 @@ class AssistantSettings:
 
     @classmethod
     def from_config(cls, config: Config) -> AssistantSettings:
-        path = config.root / "sources" / f"{STEM}.yaml"
-        at = At(path)
+        at = At(config.source_path(STEM))
         defaults = bundled_source_yaml(STEM)
         raw = config.sources.get(STEM) or {}
         known = {*NUMBERS, "replies", "quit_words"}
@@ -143,6 +142,8 @@ def _check_declined(config: Config, table: Any, at: At) -> None:
     if not isinstance(table, dict):
         raise at.error("declined must map a declined intent to its sentence")
     for intent, sentence in table.items():
+        if str(intent) in config.disabled:  # switched off by the owner: its sentence rests
+            continue
         spec = config.intents.get(str(intent))
         if spec is None or spec.source is not None:
             raise (at / intent).error(f"{intent!r} is not a declined intent (one with source null)")

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from mnemolis.config import bundled_config_dir
+from mnemolis.config.overlay import merged
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +32,19 @@ def bundled_source_yaml(stem: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def merged(user: Any, default: Any) -> Any:
-    """The owner's mapping over the default one, key by key, at every depth."""
-    if isinstance(user, dict) and isinstance(default, dict):
-        out = dict(default)
-        for key, value in user.items():
-            out[key] = merged(value, default.get(key))
-        return out
-    return default if user is None else user
-
-
 class Fields(dict[str, Any]):
     """Template fields for ``str.format_map``: a missing one stays ``{name}``."""
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
+
+
+def fill(template: str, **fields: Any) -> str:
+    """``template`` with ``fields``; a broken template comes back as written."""
+    try:
+        return template.format_map(Fields(fields))
+    except (ValueError, IndexError, AttributeError):
+        return template
+
+
+__all__ = ["Fields", "bundled_source_yaml", "fill", "merged"]

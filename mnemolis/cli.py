@@ -15,13 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemolis.answer import Answer, Outcome
-from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
 from mnemolis.evaluation.command import add_eval_parser
-from mnemolis.examples import run_examples
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
-from mnemolis.serve.settings import load_serve_settings
 from mnemolis.sources.mqtt.listing import add_devices_parser
 from mnemolis.understand import Context, Trace, Understander, registry_from_config
 
@@ -138,20 +135,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    config = _load(args)
-    AssistantSettings.from_config(config)  # sources/assistant.yaml, with file:line errors
-    load_serve_settings(config, env={})  # sources/serve.yaml
-    understander = Understander(config)
-    failures = run_examples(config, understander)
-    count = sum(len(i.examples) for i in config.intents.values())
-    phrases = understander.intent_map.phrase_count
-    for line in failures:
-        print(line)
-    print(
-        f"{len(config.intents)} intents, {phrases} phrases, {len(config.devices)} devices; "
-        f"{count - len(failures)}/{count} examples pass"
-    )
-    return EXIT_FAILED if failures else EXIT_OK
+    from mnemolis.check import run_check
+
+    return run_check(args.config, args.where)
 
 
 def source_extras() -> dict[str, object]:
@@ -327,7 +313,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("check", help="validate intents/ and sources/ and run every intent example")
+    p = sub.add_parser(
+        "check",
+        help="validate intents/ and sources/ and run every intent example",
+        description="Read the configuration (the owner's directory over the shipped one), "
+        "report every error with its file and line, check routines against the home, run "
+        "every intent example; exit 2 for configuration errors, 1 for failing examples.",
+    )
+    p.add_argument(
+        "--where",
+        nargs="*",
+        metavar="INTENT",
+        help="say where each intent (all of them, or those named) and each of its phrases "
+        "and examples was written",
+    )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_check)
 
@@ -396,7 +395,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.func(args)
         return result
     except ConfigError as exc:
-        print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
+        for error in exc.errors:  # every one of them, each with its file and line
+            print(f"mnemolis: configuration error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130

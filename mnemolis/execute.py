@@ -35,6 +35,9 @@ T = TypeVar("T")
 
 #: The source whose parts name devices; two steps on one device keep their order.
 DEVICE_SOURCE = "mqtt"
+#: Sources whose parts act on devices they do not name (a routine): they keep their
+#: order with every device step.
+ANY_DEVICE_SOURCES = ("routines",)
 #: Stands for "some device" when a device part names none (a room, or a question back).
 ANY_DEVICE = "*"
 #: A call with less time left than this is not started: it could only time out.
@@ -77,6 +80,8 @@ def touched_devices(step: Step) -> set[str]:
     parts = [step] if isinstance(step, Part) else [step.condition, *step.then, *step.otherwise]
     keys: set[str] = set()
     for part in parts:
+        if part.source in ANY_DEVICE_SOURCES:
+            keys.add(ANY_DEVICE)
         if part.source != DEVICE_SOURCE:
             continue
         device = part.slots.get("device")

@@ -70,7 +70,7 @@ ASK = [
         3,
         "Done: the kitchen light is off. The weather is unavailable",
     ),
-    ("play some jazz", {}, 4, "I can't play music."),
+    ("play some jazz", {}, 4, "I can't play music: no music player is set up"),
     ("unlock the front door", {}, 5, "Do you want me to unlock the front door?"),
 ]
 

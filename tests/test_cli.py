@@ -36,10 +36,10 @@ def test_parse_prints_one_json_object_per_query(capsys: pytest.CaptureFixture[st
 def test_parse_reads_stdin(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("what time is it\n\nplay some jazz\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("what time is it\n\nplay the radio\n"))
     assert main(["parse"]) == 0
     lines = _lines(capsys.readouterr().out)
-    assert [line["query"] for line in lines] == ["what time is it", "play some jazz"]
+    assert [line["query"] for line in lines] == ["what time is it", "play the radio"]
     assert lines[1]["steps"][0]["intent"] is None  # type: ignore[index]
 
 

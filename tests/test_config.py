@@ -54,7 +54,7 @@ BROKEN = [
         '      "on": ["on", switched on',
         "      on: [on, switched on",
         None,
-        "YAML reads on/off/yes/no",
+        "YAML reads on as true",
     ),
     (
         "intents/en/clock.yaml",

@@ -4,6 +4,9 @@ the MQTT source by Home Assistant discovery, its encyclopedia answering."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,8 +20,10 @@ from mnemolis.sources.kiwix.source import KiwixSource
 from mnemolis.sources.mqtt.settings import load_mqtt_settings
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander, registry_from_config
+from tests.conftest import ROOT
 from tests.support_demo import demo_cache, demo_home, port_refuses, running_demo
 from tests.support_mqtt import part_for, without_yaml_devices
+from tests.support_serve import MqttProbe, ServeProcess
 
 __all__ = ["demo_cache", "demo_home"]
 
@@ -155,6 +160,40 @@ def test_understood_sentences_reach_the_demo_devices(
             await source.close()
 
     assert asyncio.run(run()) == ["done: the porch light is on", "yes, the back door is locked"]
+
+
+# ----------------------------------------------------------------- the daemon on the demo
+
+
+def test_the_daemon_answers_on_the_demo_broker_over_mqtt5(
+    demo_home: DemoHome, tmp_path: Path
+) -> None:
+    """`mnemolis serve` in another shell, with the demo's variables (`shell()`): its MQTT
+    API is an MQTT 5 client, so the demo's broker must speak MQTT 5 (why it is not amqtt)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMOLIS_")}
+    env.update(demo_home.environment.variables())
+    env.update(MNEMOLIS_STATE=str(tmp_path / "state"), MNEMOLIS_CACHE=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "mnemolis", "--config", str(ROOT), "serve",
+               "--no-http", "--no-wyoming", "--no-hermes", "--mqtt-api"]  # fmt: skip
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    daemon = ServeProcess(process)
+    broker = demo_home.broker
+    try:
+        daemon.wait_ready(["mqtt-api"])
+        with MqttProbe(broker.host, broker.port, ["mnemolis/reply/kitchen"]) as probe:
+            probe.publish(
+                "mnemolis/ask", "turn on the kitchen light", "mnemolis/reply/kitchen", b"k-1"
+            )
+            got = probe.next()
+    finally:
+        status = daemon.stop()
+    assert status == 0, daemon.output()
+    assert (got.topic, got.correlation_data) == ("mnemolis/reply/kitchen", b"k-1")
+    assert got.json()["answer"] == "Done: the kitchen light is on."
+    assert demo_home.simulator is not None
+    assert demo_home.simulator.state("kitchen light")["state"] == "ON"
 
 
 # ----------------------------------------------------------------- the encyclopedia

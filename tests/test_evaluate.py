@@ -420,7 +420,8 @@ def test_bad_data_names_the_file_and_line(
 def test_mappings(tmp_path: Path, config: Config, hwu_file: Path) -> None:
     shipped = load_mapping(ROOT / "mnemolis" / "evaluation" / "hwu64_sources.yaml")
     assert shipped.sources["qa_factoid"] == "kiwix" and shipped.has_default
-    assert shipped.source_of("music_query", "x", 1) is None
+    assert shipped.source_of("play_radio", "x", 1) is None  # not listed: out of scope
+    assert shipped.source_of("music_query", "x", 1) == "music"
     strict = tmp_path / "strict.yaml"
     strict.write_text("sources:\n  mqtt: [iot_hue_lightoff]\n", encoding="utf-8")
     with pytest.raises(DataError, match="label 'alarm_set' is not in the mapping"):

@@ -414,10 +414,10 @@ def test_sessions_keep_their_own_context_and_run_concurrently(
 # --------------------------------------------------------------------------- out of scope
 
 OUT_OF_SCOPE = [
-    ("play some jazz", "I can't play music."),
+    ("play the radio", "I can't play music."),
     ("set an alarm for 7", "I can't set alarms or timers."),
     (
-        "turn off the kitchen light and play some jazz",
+        "turn off the kitchen light and play the radio",
         "Done: the kitchen light is off. I can't play music.",
     ),
 ]

@@ -150,7 +150,13 @@ def test_a_turn_of_only_yes_or_only_no_words(
 
 
 def test_each_source_has_the_deadline_its_own_yaml_names(config: Config) -> None:
-    assert source_timeouts(config) == {"mqtt": 3.0, "kiwix": 3.0, "weather": 4.0}
+    assert source_timeouts(config) == {
+        "mqtt": 3.0,
+        "kiwix": 3.0,
+        "weather": 4.0,
+        "routines": 7.0,
+        "music": 3.0,
+    }
     settings = AssistantSettings.from_config(config)
     assert settings.timeout_for("clock") == settings.source_timeout_s
 

@@ -384,7 +384,7 @@ ROWS: list[tuple[str, list[P | C]]] = [
         [P("device.state", device="back door", state="unlocked")],
     ),
     # ---- out of scope: the router declines rather than guesses
-    ("play some jazz", [P(None)]),
+    ("play the radio", [P(None)]),
     ("what's on my calendar", [P(None)]),
     ("when is my next meeting", [P(None)]),
     ("set an alarm for seven am", [P(None)]),
@@ -392,8 +392,8 @@ ROWS: list[tuple[str, list[P | C]]] = [
     ("tell me a joke", [P(None)]),
     ("blorp fizzle wug", [P(None)]),
     (
-        "turn off the kitchen light and play some jazz",
-        [P("device.turn_off"), P(None, text="play some jazz")],
+        "turn off the kitchen light and play the radio",
+        [P("device.turn_off"), P(None, text="play the radio")],
     ),
 ]
 

@@ -1,32 +1,47 @@
 """Find the config directory and load what everyone shares, naming file and line of
 every error: the language file, the intents and slots, the home's devices and
-rooms, and each `sources/*.yaml` as raw data. Each source validates its own
-file (`mnemolis.sources.<name>.settings`) with `yaml_at`'s helpers.
+rooms, and each `sources/*.yaml` as raw data. The owner's directory is laid over
+the shipped one (`overlay`, `catalog`), and every error is reported, not only
+the first (`problems`). Each source validates its own file
+(`mnemolis.sources.<name>.settings`) with `yaml_at`'s helpers.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.config.home import load_devices
+from mnemolis.config.catalog import build_catalog
+from mnemolis.config.home import load_home
 from mnemolis.config.intents import (
     SLOT_TYPES,
     Example,
     IntentSpec,
+    Origin,
     Phrase,
     SlotSpec,
-    load_intent,
     load_slot,
 )
 from mnemolis.config.language import Language, load_language
+from mnemolis.config.overlay import (
+    LANGUAGE_FILE,
+    Layer,
+    YamlFile,
+    intent_files,
+    layered,
+    layers_of,
+    source_files,
+)
+from mnemolis.config.problems import Problems
+from mnemolis.config.routines import load_steps
 from mnemolis.config.yaml_at import (
     At,
     ConfigError,
+    ConfigErrors,
     as_mapping,
     as_strings,
     line_of,
@@ -41,9 +56,12 @@ __all__ = [
     "At",
     "Config",
     "ConfigError",
+    "ConfigErrors",
     "Example",
     "IntentSpec",
     "Language",
+    "Layer",
+    "Origin",
     "Phrase",
     "SlotSpec",
     "as_mapping",
@@ -69,17 +87,25 @@ class Config:
     rooms: dict[str, list[str]]
     sources: dict[str, dict[str, Any]]
     files: list[Path] = field(default_factory=list)
+    floors: dict[str, list[str]] = field(default_factory=dict)  # floor -> its rooms
+    disabled: dict[str, IntentSpec] = field(default_factory=dict)  # switched off by the owner
+    layers: list[Layer] = field(default_factory=list)  # shipped first, then the owner's
+    source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
 
     def intent(self, name: str | None) -> IntentSpec | None:
         return self.intents.get(name) if name else None
 
+    def source_path(self, stem: str) -> Path:
+        """The file an owner edits for `sources/<stem>.yaml` (theirs, else the shipped one)."""
+        paths = self.source_paths.get(stem)
+        return paths[-1] if paths else self.root / "sources" / f"{stem}.yaml"
+
+
+#: Top-level keys of an intents file.
+TOP_LEVEL_KEYS = ("intents", "slots", "device_types", "language")
+
 
 # --------------------------------------------------------------------------- entry points
-
-
-def _yaml_files(folder: Path) -> Iterator[Path]:
-    if folder.is_dir():
-        yield from sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
 
 
 def bundled_config_dir() -> Path:
@@ -101,85 +127,84 @@ def find_config_dir(
     etc: Path = ETC_CONFIG_DIR,
 ) -> Path:
     """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis`` (when it holds
-    ``intents/``), then the defaults."""
+    ``intents/`` or ``sources/``), then the defaults. Whichever it is, `load_config`
+    lays it over the shipped defaults."""
     if explicit:
         return Path(explicit)
     env = (os.environ if environ is None else environ).get(CONFIG_ENV)
     if env:
         return Path(env)
-    if (etc / "intents").is_dir():
+    if (etc / "intents").is_dir() or (etc / "sources").is_dir():
         return etc
     return bundled_config_dir()
 
 
-def load_config(root: str | os.PathLike[str] | None = None, language: str = "en") -> Config:
-    """Read and validate a config directory holding ``intents/`` and ``sources/``."""
-    base = find_config_dir(root)
-    intent_dir = base / "intents" / language
-    if not intent_dir.is_dir():
-        raise ConfigError(intent_dir, None, "no intents directory for this language")
-    files: list[Path] = []
-    lang_data: dict[str, Any] | None = None
-    lang_path: Path | None = None
-    intent_docs: list[tuple[Path, dict[str, Any]]] = []
-    for path in _yaml_files(intent_dir):
-        files.append(path)
-        data = as_mapping(read_yaml(path), At(path), "the file")
-        if path.stem == "language":
-            lang_data, lang_path = data, path
-        else:
-            intent_docs.append((path, data))
-    if lang_data is None or lang_path is None:
-        raise ConfigError(intent_dir, None, "missing language.yaml")
-    lang = load_language(lang_data, At(lang_path))
-
-    slots: dict[str, SlotSpec] = {}
-    device_nouns: dict[str, list[str]] = {}
-    device_states: dict[str, list[str]] = {}
-    for path, data in intent_docs:
-        at = At(path)
-        for key in data:
-            if key not in ("intents", "slots", "device_types", "language"):
-                raise (at / key).error(f"unknown top-level key {key!r}")
-        for name, raw in as_mapping(data.get("slots"), at / "slots", "slots").items():
-            if name in slots:
-                raise (at / "slots" / name).error(f"slot {name!r} is defined twice")
-            slots[name] = load_slot(name, raw, at / "slots" / name)
-        types = as_mapping(data.get("device_types"), at / "device_types", "device_types")
-        for dtype, raw in types.items():
-            if dtype not in TYPE_ACTIONS:
-                raise (at / "device_types" / dtype).error(f"unknown device type {dtype!r}")
-            raw = as_mapping(raw, at / "device_types" / dtype, "a device type")
-            t_at = at / "device_types" / dtype
-            device_nouns.setdefault(dtype, []).extend(
-                lower_words(raw.get("nouns"), t_at / "nouns", "nouns")
-            )
-            device_states.setdefault(dtype, []).extend(
-                lower_words(raw.get("states"), t_at / "states", "states")
-            )
-    intents: dict[str, IntentSpec] = {}
-    for path, data in intent_docs:
-        at = At(path)
-        for name, raw in as_mapping(data.get("intents"), at / "intents", "intents").items():
-            if name in intents:
-                raise (at / "intents" / name).error(
-                    f"intent {name!r} is already defined in {intents[name].path}"
-                )
-            intents[name] = load_intent(str(name), raw, at / "intents" / name, slots)
-    if not intents:
-        raise ConfigError(intent_dir, None, "no intents defined")
+def load_config(
+    root: str | os.PathLike[str] | None = None,
+    language: str = "en",
+    problems: Problems | None = None,
+) -> Config:
+    """Read and check a configuration: the owner's directory (``root``, else
+    `find_config_dir`) laid over the shipped one (`overlay`). Every error found is
+    raised together (`ConfigErrors`, which reads as the first), or, given
+    ``problems``, kept there and the rest of the configuration returned (what
+    `mnemolis check` needs to go on checking)."""
+    owner = find_config_dir(root)
+    bundled = bundled_config_dir()
+    _check_owner_dir(owner, bundled)
+    layers = layers_of(owner, bundled)
+    keep_going = problems is not None
+    problems = problems if problems is not None else Problems()
+    files = intent_files(layers, language)
+    if not files:
+        raise ConfigError(
+            owner / "intents" / language, None, "no intents directory for this language"
+        )
+    read: list[Path] = []
+    docs: list[tuple[YamlFile, dict[str, Any]]] = []
+    for file in files:
+        read.append(file.path)
+        with problems.each():
+            docs.append((file, as_mapping(read_yaml(file.path), At(file.path), "the file")))
+    languages = [(f, d) for f, d in docs if f.stem == LANGUAGE_FILE]
+    intent_docs = [(f, d) for f, d in docs if f.stem != LANGUAGE_FILE]
+    lang = Language()
+    if not languages and not problems:
+        problems.add(ConfigError(owner / "intents" / language, None, "missing language.yaml"))
+    elif languages:
+        with problems.each():
+            lang = _language(*languages[0])
+    slots, device_nouns, device_states = _vocabulary(intent_docs, problems)
+    catalog = build_catalog(intent_docs, slots, problems)
+    intents = catalog.intents
+    if not intents and not problems:
+        problems.add(ConfigError(owner / "intents" / language, None, "no intents defined"))
+    states = frozenset(s for words in device_states.values() for s in words)
+    for spec in intents.values():
+        if spec.raw_do is not None or (spec.say is not None and spec.source is not None):
+            spec.steps = load_steps(spec, intents, slots, states, problems)
 
     sources: dict[str, dict[str, Any]] = {}
+    source_paths: dict[str, list[Path]] = {}
     devices: list[Device] = []
     rooms: dict[str, list[str]] = {}
-    for path in _yaml_files(base / "sources"):
-        files.append(path)
-        data = as_mapping(read_yaml(path), At(path), "the file")
-        sources[path.stem] = data
-        if path.stem == "mqtt":
-            devices, rooms = load_devices(data, At(path))
+    floors: dict[str, list[str]] = {}
+    for stem, found in source_files(layers).items():
+        raw: dict[bool, dict[str, Any]] = {}
+        for file in found:
+            read.append(file.path)
+            with problems.each():
+                raw[file.shipped] = as_mapping(read_yaml(file.path), At(file.path), "the file")
+        source_paths[stem] = [f.path for f in found]
+        sources[stem] = layered(stem, raw.get(True), raw.get(False))
+        if stem == "mqtt":
+            with problems.each():
+                home = load_home(sources[stem], At(found[-1].path))
+                devices, rooms, floors = home.devices, home.rooms, home.floors
+    if not keep_going:
+        problems.raise_any()
     return Config(
-        root=base,
+        root=owner,
         language=lang,
         intents=intents,
         slots=slots,
@@ -188,5 +213,67 @@ def load_config(root: str | os.PathLike[str] | None = None, language: str = "en"
         devices=devices,
         rooms=rooms,
         sources=sources,
-        files=files,
+        files=read,
+        floors=floors,
+        disabled=catalog.disabled,
+        layers=layers,
+        source_paths=source_paths,
     )
+
+
+def _check_owner_dir(owner: Path, bundled: Path) -> None:
+    if owner.resolve() == bundled.resolve():
+        return
+    if not owner.is_dir():
+        raise ConfigError(owner, None, "no such configuration directory")
+    if not (owner / "intents").is_dir() and not (owner / "sources").is_dir():
+        raise ConfigError(
+            owner,
+            None,
+            "no intents directory and no sources directory: an owner's directory holds "
+            "intents/<lang>/ and sources/ files, laid over the shipped ones",
+        )
+
+
+def _language(file: YamlFile, data: dict[str, Any]) -> Language:
+    """The language file; an owner's one overrides the shipped one key by key."""
+    if file.replaces is not None:
+        shipped = as_mapping(read_yaml(file.replaces), At(file.replaces), "the file")
+        data = layered(LANGUAGE_FILE, shipped, data)
+    return load_language(data, At(file.path))
+
+
+def _vocabulary(
+    docs: list[tuple[YamlFile, dict[str, Any]]], problems: Problems
+) -> tuple[dict[str, SlotSpec], dict[str, list[str]], dict[str, list[str]]]:
+    """The slots and device words of every intents file."""
+    slots: dict[str, SlotSpec] = {}
+    device_nouns: dict[str, list[str]] = {}
+    device_states: dict[str, list[str]] = {}
+    for file, data in docs:
+        at = At(file.path)
+        for key in data:
+            if key not in TOP_LEVEL_KEYS:
+                problems.add((at / key).error(f"unknown top-level key {key!r}"))
+        with problems.each():
+            entries = as_mapping(data.get("slots"), at / "slots", "slots")
+            for name, raw in entries.items():
+                with problems.each():
+                    if name in slots:
+                        raise (at / "slots" / name).error(f"slot {name!r} is defined twice")
+                    slots[name] = load_slot(name, raw, at / "slots" / name)
+        with problems.each():
+            types = as_mapping(data.get("device_types"), at / "device_types", "device_types")
+            for dtype, raw in types.items():
+                t_at = at / "device_types" / dtype
+                with problems.each():
+                    if dtype not in TYPE_ACTIONS:
+                        raise t_at.error(f"unknown device type {dtype!r}")
+                    raw = as_mapping(raw, t_at, "a device type")
+                    device_nouns.setdefault(dtype, []).extend(
+                        lower_words(raw.get("nouns"), t_at / "nouns", "nouns")
+                    )
+                    device_states.setdefault(dtype, []).extend(
+                        lower_words(raw.get("states"), t_at / "states", "states")
+                    )
+    return slots, device_nouns, device_states

@@ -2,74 +2,119 @@
 
 Both understanding (names, rooms, types) and the MQTT source (topics,
 payloads) read them, so they are loaded with the rest of the configuration.
+A room may name its ``floor``, so a routine can act on "the upstairs lights".
+Every wrong device or room is reported, not only the first.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.config.yaml_at import At, as_mapping, as_strings, lower_words
+from mnemolis.config.problems import Problems
+from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text, lower_words
 from mnemolis.devices import TYPE_ACTIONS, Device
 
 
+@dataclass
+class Home:
+    devices: list[Device] = field(default_factory=list)
+    rooms: dict[str, list[str]] = field(default_factory=dict)  # room -> its aliases
+    floors: dict[str, list[str]] = field(default_factory=dict)  # floor -> its rooms
+
+
+def load_home(data: dict[str, Any], at: At) -> Home:
+    """Devices, rooms and floors, every problem kept and raised together."""
+    problems = Problems()
+    devices: list[Device] = []
+    with problems.each():
+        devices = _devices(data, at, problems)
+    rooms: dict[str, list[str]] = {}
+    floors: dict[str, list[str]] = {}
+    raw_rooms = data.get("rooms") or []
+    if isinstance(raw_rooms, dict):
+        raw_rooms = [{"name": k, "aliases": v} for k, v in raw_rooms.items()]
+    if not isinstance(raw_rooms, list):
+        problems.add((at / "rooms").error("rooms must be a list"))
+        raw_rooms = []
+    for i, room in enumerate(raw_rooms):
+        with problems.each():
+            _room(room, at / "rooms" / i, rooms, floors)
+    for device in devices:
+        if device.room and device.room not in rooms:
+            rooms[device.room] = []
+    problems.raise_any()
+    return Home(devices, rooms, floors)
+
+
+def _room(raw: Any, at: At, rooms: dict[str, list[str]], floors: dict[str, list[str]]) -> None:
+    if isinstance(raw, str):
+        rooms[" ".join(raw.lower().split())] = []
+        return
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise at.error("a room must be a name or {name: ..., aliases: [...], floor: ...}")
+    for key in raw:
+        if key not in ("name", "aliases", "floor"):
+            raise (at / key).error(f"a room: unknown key {key!r} (name, aliases, floor)")
+    name = " ".join(raw["name"].lower().split())
+    rooms[name] = lower_words(raw.get("aliases"), at / "aliases", "aliases")
+    if raw.get("floor") is not None:
+        floor = " ".join(as_text(raw["floor"], at / "floor", "floor").lower().split())
+        floors.setdefault(floor, []).append(name)
+
+
 def load_devices(data: dict[str, Any], at: At) -> tuple[list[Device], dict[str, list[str]]]:
+    home = load_home(data, at)
+    return home.devices, home.rooms
+
+
+def _devices(data: dict[str, Any], at: At, problems: Problems) -> list[Device]:
     devices: list[Device] = []
     seen: dict[str, int] = {}
     raw_devices = data.get("devices") or []
     if not isinstance(raw_devices, list):
         raise (at / "devices").error("devices must be a list")
     for i, raw in enumerate(raw_devices):
-        d_at = at / "devices" / i
-        raw = as_mapping(raw, d_at, "a device")
-        name = raw.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise d_at.error("a device needs a name")
-        dtype = raw.get("type")
-        if dtype not in TYPE_ACTIONS:
-            raise (d_at / "type").error(
-                f"device {name!r}: unknown type {dtype!r} (expected one of "
-                f"{', '.join(TYPE_ACTIONS)})"
-            )
-        allow = raw.get("allow")
-        device = Device(
-            name=name,
-            type=dtype,
-            room=raw.get("room"),
-            aliases=as_strings(raw.get("aliases"), d_at / "aliases", "aliases"),
-            features=as_strings(raw.get("features"), d_at / "features", "features"),
-            id=str(raw.get("id") or ""),
-            topics={
-                str(k): str(v) for k, v in as_mapping(raw.get("topics"), d_at, "topics").items()
-            },
-            payloads=as_mapping(raw.get("payloads"), d_at / "payloads", "payloads"),
-            schema=str(raw.get("schema", "default")),
-            confirm=as_strings(raw.get("confirm"), d_at / "confirm", "confirm")
-            if not isinstance(raw.get("confirm"), bool)
-            else (["unlock", "open"] if raw.get("confirm") else []),
-            allow=None if allow is None else as_strings(allow, d_at / "allow", "allow"),
-            unit=raw.get("unit"),
-            device_class=raw.get("device_class"),
+        with problems.each():
+            device = _device(raw, at / "devices" / i)
+            for n in device.names:
+                if n in seen:
+                    raise (at / "devices" / i).error(
+                        f"device name {n!r} is already used by device #{seen[n] + 1}"
+                    )
+            for n in device.names:
+                seen[n] = i
+            devices.append(device)
+    return devices
+
+
+def _device(raw: Any, d_at: At) -> Device:
+    """One device, checked (the first problem of a device is enough to fix it)."""
+    raw = as_mapping(raw, d_at, "a device")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise d_at.error("a device needs a name")
+    dtype = raw.get("type")
+    if dtype not in TYPE_ACTIONS:
+        raise (d_at / "type").error(
+            f"device {name!r}: unknown type {dtype!r} (expected one of {', '.join(TYPE_ACTIONS)})"
         )
-        for n in device.names:
-            if n in seen:
-                raise d_at.error(f"device name {n!r} is already used by device #{seen[n] + 1}")
-            seen[n] = i
-        devices.append(device)
-    rooms: dict[str, list[str]] = {}
-    raw_rooms = data.get("rooms") or []
-    if isinstance(raw_rooms, dict):
-        raw_rooms = [{"name": k, "aliases": v} for k, v in raw_rooms.items()]
-    for i, room in enumerate(raw_rooms):
-        r_at = at / "rooms" / i
-        if isinstance(room, str):
-            rooms[" ".join(room.lower().split())] = []
-        elif isinstance(room, dict) and isinstance(room.get("name"), str):
-            rooms[" ".join(room["name"].lower().split())] = lower_words(
-                room.get("aliases"), r_at / "aliases", "aliases"
-            )
-        else:
-            raise r_at.error("a room must be a name or {name: ..., aliases: [...]}")
-    for device in devices:
-        if device.room and device.room not in rooms:
-            rooms[device.room] = []
-    return devices, rooms
+    allow = raw.get("allow")
+    device = Device(
+        name=name,
+        type=dtype,
+        room=raw.get("room"),
+        aliases=as_strings(raw.get("aliases"), d_at / "aliases", "aliases"),
+        features=as_strings(raw.get("features"), d_at / "features", "features"),
+        id=str(raw.get("id") or ""),
+        topics={str(k): str(v) for k, v in as_mapping(raw.get("topics"), d_at, "topics").items()},
+        payloads=as_mapping(raw.get("payloads"), d_at / "payloads", "payloads"),
+        schema=str(raw.get("schema", "default")),
+        confirm=as_strings(raw.get("confirm"), d_at / "confirm", "confirm")
+        if not isinstance(raw.get("confirm"), bool)
+        else (["unlock", "open"] if raw.get("confirm") else []),
+        allow=None if allow is None else as_strings(allow, d_at / "allow", "allow"),
+        unit=raw.get("unit"),
+        device_class=raw.get("device_class"),
+    )
+    return device

@@ -2,19 +2,35 @@
 
 An intent names its source (one the source registry knows, or null for a
 request Mnemolis recognises but does not serve), its phrases, slots and
-examples; a slot says how its values are spoken.
+examples; a slot says how its values are spoken. An intent with `do:` steps
+or only a `say:` reply is a routine (source ``routines``, implied); one with
+``source: external`` is handed to other programs over MQTT. Every problem of
+an intent is kept (`Problems`), so `mnemolis check` names them all.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from mnemolis.config.yaml_at import At, as_mapping, as_strings, lower_words
+from mnemolis.config.problems import Problems
+from mnemolis.config.yaml_at import At, ConfigError, as_mapping, as_strings, as_text, lower_words
 from mnemolis.devices import TYPE_ACTIONS
 from mnemolis.sources import registry as source_registry
 
+if TYPE_CHECKING:
+    from mnemolis.config.routines import Step
+
 SLOT_TYPES = ("list", "number", "device", "room", "place", "topic")
+#: The source of an intent with `do:` or `say:` and no source of its own.
+ROUTINES_SOURCE = "routines"
+EXTERNAL_SOURCE = "external"
+#: Slot types a phrase can capture with ``{slot}``; the others are found by name.
+CAPTURED_TYPES = ("list", "number")
+#: Every device action some device type has.
+ACTIONS = tuple(sorted({a for actions in TYPE_ACTIONS.values() for a in actions}))
 
 
 @dataclass
@@ -24,6 +40,7 @@ class Phrase:
 
     text: str
     weight: float = 1.0
+    at: At | None = field(default=None, compare=False)  # where it was written
 
 
 @dataclass
@@ -32,6 +49,7 @@ class Example:
     intent: str | None
     slots: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
+    path: str = ""  # the file it was written in (an owner's example is in the owner's file)
 
 
 @dataclass
@@ -51,6 +69,30 @@ class IntentSpec:
     examples: list[Example] = field(default_factory=list)
     path: str = ""
     line: int | None = None
+    say: str | None = None  # the reply of a routine, a reply-only or an external intent
+    steps: list[Step] | None = None  # a routine's steps, once read (`routines.load_steps`)
+    raw_do: Any = None  # the `do:` list as written, read once every intent is known
+    at_do: At | None = None
+    at: At | None = field(default=None, compare=False)  # where it is written
+    origins: list[Origin] = field(default_factory=list)  # where it was defined and changed
+
+    @property
+    def is_routine(self) -> bool:
+        return self.source == ROUTINES_SOURCE
+
+
+@dataclass(frozen=True)
+class Origin:
+    """One file's part in an intent: where it was defined, extended, overridden."""
+
+    how: str  # defined | extended | overridden | disabled
+    path: str
+    line: int | None
+    shipped: bool
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{self.how} in {where}" + (" (shipped)" if self.shipped else "")
 
 
 @dataclass
@@ -64,110 +106,195 @@ class SlotSpec:
     missing_penalty: float | None = None  # cost when an intent requires it and it is missing
 
 
-def _load_phrases(value: Any, at: At) -> list[Phrase]:
+def closest(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    """ " (turn_of -> turn_off?)" when one of ``choices`` is close, else ""."""
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" ({word} -> {near[0]}?)" if near else ""
+
+
+def load_phrases(value: Any, at: At, problems: Problems) -> list[Phrase]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise at.error("phrases must be a list")
+        problems.add(at.error("phrases must be a list"))
+        return []
     phrases: list[Phrase] = []
     seen: set[str] = set()
     for i, item in enumerate(value):
-        if isinstance(item, str):
-            phrases.append(Phrase(" ".join(item.split())))
-        elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            weight = item.get("weight", 1.0)
-            if not isinstance(weight, int | float) or not 0 < weight <= 2:
-                raise (at / i / "weight").error("a phrase weight must be a number in (0, 2]")
-            phrases.append(Phrase(" ".join(item["text"].split()), float(weight)))
-        else:
-            raise (at / i).error("a phrase must be a string or {text: ..., weight: ...}")
-        if not phrases[-1].text:
-            raise (at / i).error("a phrase must not be empty")
-        if phrases[-1].text.lower() in seen:
-            raise (at / i).error(f"phrase {phrases[-1].text!r} is listed twice")
-        seen.add(phrases[-1].text.lower())
+        try:  # (a thousand phrases: a plain try is cheaper than `problems.each()`)
+            phrase = _phrase(item, at / i)
+            if phrase.text.lower() in seen:
+                raise (at / i).error(f"phrase {phrase.text!r} is listed twice")
+        except ConfigError as error:
+            problems.add(error)
+            continue
+        seen.add(phrase.text.lower())
+        phrases.append(phrase)
     return phrases
 
 
-def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> IntentSpec:
-    data = as_mapping(data, at, f"intent {name!r}")
-    allowed = {
-        "source",
-        "phrases",
-        "slots",
-        "requires",
-        "priority",
-        "examples",
-        "device_types",
-        "action",
-        "condition",
-        "description",
-        "avoid",
-        "defer",
-        "implies",
-    }
-    for key in data:
-        if key not in allowed:
-            raise (at / key).error(f"intent {name!r}: unknown key {key!r}")
+def _phrase(item: Any, at: At) -> Phrase:
+    if isinstance(item, bool):
+        item = as_text(item, at, "a phrase")
+    if isinstance(item, str):
+        phrase = Phrase(" ".join(item.split()), 1.0, at)
+    elif isinstance(item, dict) and isinstance(item.get("text"), str):
+        weight = item.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 2:
+            raise (at / "weight").error("a phrase weight must be a number in (0, 2]")
+        phrase = Phrase(" ".join(item["text"].split()), float(weight), at)
+    else:
+        raise at.error("a phrase must be a string or {text: ..., weight: ...}")
+    if not phrase.text:
+        raise at.error("a phrase must not be empty")
+    return phrase
+
+
+def load_examples(raw: Any, name: str, at: At, problems: Problems) -> list[Example]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        problems.add(at.error(f"intent {name!r}: examples must be a list"))
+        return []
+    examples = []
+    for i, ex in enumerate(raw):
+        ex_at = at / i
+        with problems.each():
+            if isinstance(ex, str):
+                examples.append(Example(ex, name, {}, ex_at.line(), str(at.path)))
+            elif isinstance(ex, dict) and isinstance(ex.get("text"), str):
+                ex_slots = as_mapping(ex.get("slots"), ex_at / "slots", "example slots")
+                intent = ex.get("intent", name)
+                examples.append(Example(ex["text"], intent, ex_slots, ex_at.line(), str(at.path)))
+            else:
+                raise ex_at.error("an example must be a string or {text: ..., slots: {...}}")
+    return examples
+
+
+#: Keys of an intent as `load_intent` reads them.
+INTENT_KEYS = (
+    "source",
+    "phrases",
+    "slots",
+    "requires",
+    "priority",
+    "examples",
+    "device_types",
+    "action",
+    "condition",
+    "description",
+    "avoid",
+    "defer",
+    "implies",
+    "do",
+    "say",
+)
+
+
+def _source(name: str, data: dict[str, Any], at: At) -> str | None:
+    routine = "do" in data or "say" in data
     if "source" not in data:
-        raise at.error(f"intent {name!r} has no source ({source_registry.expected()})")
+        if routine:
+            return ROUTINES_SOURCE
+        raise at.error(
+            f"intent {name!r} has no source ({source_registry.expected()}), "
+            "and no do: steps or say: reply"
+        )
     source = data["source"]
     if source is not None and source not in source_registry.names():
+        hint = closest(str(source), source_registry.names())
         raise (at / "source").error(
-            f"intent {name!r}: unknown source {source!r} (expected {source_registry.expected()})"
+            f"intent {name!r}: unknown source {source!r}{hint} "
+            f"(expected {source_registry.expected()})"
         )
-    phrases = _load_phrases(data.get("phrases"), at / "phrases")
-    avoid = _load_phrases(data.get("avoid"), at / "avoid")
-    if not phrases:
-        raise at.error(f"intent {name!r} has no phrases")
-    slot_names = as_strings(data.get("slots"), at / "slots", "slots")
-    requires = as_strings(data.get("requires"), at / "requires", "requires")
+    if routine and source not in (ROUTINES_SOURCE, EXTERNAL_SOURCE):
+        raise (at / "source").error(
+            f"intent {name!r}: do: and say: belong to a routine (no source) or to "
+            f"source {EXTERNAL_SOURCE}, not to source {source!r}"
+        )
+    if source == EXTERNAL_SOURCE and (not name or any(c in name for c in "/+#\x00 ")):
+        raise at.error(
+            f"intent {name!r}: an external intent's name is the end of its MQTT topic, "
+            "so it holds no /, +, # or spaces"
+        )
+    if "do" in data and source == EXTERNAL_SOURCE:
+        raise (at / "do").error(
+            f"intent {name!r}: an external intent is carried out elsewhere; it has no do: steps"
+        )
+    return source  # type: ignore[no-any-return]
+
+
+def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> IntentSpec:
+    """One intent, checked; every problem found is raised together (`ConfigErrors`)."""
+    problems = Problems()
+    data = as_mapping(data, at, f"intent {name!r}")
+    for key in data:
+        if key not in INTENT_KEYS:
+            problems.add(
+                (at / key).error(
+                    f"intent {name!r}: unknown key {key!r}{closest(str(key), INTENT_KEYS)}"
+                )
+            )
+    source: str | None = None
+    with problems.each():
+        source = _source(name, data, at)
+    phrases = load_phrases(data.get("phrases"), at / "phrases", problems)
+    avoid = load_phrases(data.get("avoid"), at / "avoid", problems)
+    if not phrases and "phrases" not in data:
+        problems.add(at.error(f"intent {name!r} has no phrases"))
+    slot_names: list[str] = []
+    requires: list[str] = []
+    with problems.each():
+        slot_names = as_strings(data.get("slots"), at / "slots", "slots")
+    with problems.each():
+        requires = as_strings(data.get("requires"), at / "requires", "requires")
     for i, slot in enumerate(slot_names):
         if slot not in slots:
-            raise (at / "slots" / i).error(f"intent {name!r}: unknown slot {slot!r}")
+            problems.add(
+                (at / "slots" / i).error(
+                    f"intent {name!r}: unknown slot {slot!r}{closest(slot, tuple(slots))}"
+                )
+            )
     for i, slot in enumerate(requires):
         if slot not in slot_names:
-            raise (at / "requires" / i).error(
-                f"intent {name!r}: required slot {slot!r} is not in its slots"
+            problems.add(
+                (at / "requires" / i).error(
+                    f"intent {name!r}: required slot {slot!r} is not in its slots"
+                )
             )
     priority = data.get("priority", 50)
     if not isinstance(priority, int) or isinstance(priority, bool):
-        raise (at / "priority").error(f"intent {name!r}: priority must be an integer")
-    device_types = as_strings(data.get("device_types"), at / "device_types", "device_types")
+        problems.add((at / "priority").error(f"intent {name!r}: priority must be an integer"))
+        priority = 50
+    device_types: list[str] = []
+    with problems.each():
+        device_types = as_strings(data.get("device_types"), at / "device_types", "device_types")
     for i, dtype in enumerate(device_types):
         if dtype not in TYPE_ACTIONS:
-            raise (at / "device_types" / i).error(f"intent {name!r}: unknown device type {dtype!r}")
+            problems.add(
+                (at / "device_types" / i).error(
+                    f"intent {name!r}: unknown device type {dtype!r}"
+                    f"{closest(dtype, tuple(TYPE_ACTIONS))}"
+                )
+            )
     implies = data.get("implies")
     if implies is not None and implies not in device_types:
-        raise (at / "implies").error(
-            f"intent {name!r}: implies {implies!r}, which is not one of its device_types"
+        problems.add(
+            (at / "implies").error(
+                f"intent {name!r}: implies {implies!r}, which is not one of its device_types"
+            )
         )
-    action = data.get("action")
-    if action is not None and not isinstance(action, str):
-        raise (at / "action").error(f"intent {name!r}: action must be a string")
-    for phrase_i, phrase in enumerate(phrases):
-        for word in phrase.text.split():
-            if word.startswith("{"):
-                slot = word.strip("{}?")
-                if slot not in slot_names:
-                    raise (at / "phrases" / phrase_i).error(
-                        f"intent {name!r}: phrase {phrase.text!r} captures {slot!r}, "
-                        "which is not one of its slots"
-                    )
-    examples = []
-    raw_examples = data.get("examples") or []
-    if not isinstance(raw_examples, list):
-        raise (at / "examples").error(f"intent {name!r}: examples must be a list")
-    for i, ex in enumerate(raw_examples):
-        ex_at = at / "examples" / i
-        if isinstance(ex, str):
-            examples.append(Example(ex, name, {}, ex_at.line()))
-        elif isinstance(ex, dict) and isinstance(ex.get("text"), str):
-            ex_slots = as_mapping(ex.get("slots"), ex_at / "slots", "example slots")
-            intent = ex.get("intent", name)
-            examples.append(Example(ex["text"], intent, ex_slots, ex_at.line()))
-        else:
-            raise ex_at.error("an example must be a string or {text: ..., slots: {...}}")
+    action = _action(name, data.get("action"), device_types, at / "action", problems)
+    for phrase in phrases:
+        if "{" in phrase.text:
+            with problems.each():
+                _check_captures(name, phrase, slot_names, slots)
+    examples = load_examples(data.get("examples"), name, at / "examples", problems)
+    say = None
+    if "say" in data:
+        with problems.each():
+            say = as_text(data["say"], at / "say", f"intent {name!r}: say")
+    problems.raise_any()
     return IntentSpec(
         name=name,
         source=source,
@@ -184,7 +311,59 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         examples=examples,
         path=str(at.path),
         line=at.line(),
+        say=say,
+        raw_do=data.get("do"),
+        at_do=at / "do" if "do" in data else None,
+        at=at,
     )
+
+
+def _action(
+    name: str, action: Any, device_types: list[str], at: At, problems: Problems
+) -> str | None:
+    """The device action an intent performs: a known one, that its device types can do."""
+    if action is None:
+        return None
+    if not isinstance(action, str):
+        problems.add(at.error(f"intent {name!r}: action must be a string"))
+        return None
+    if action not in ACTIONS:
+        problems.add(
+            at.error(f"intent {name!r}: unknown action {action!r}{closest(action, ACTIONS)}")
+        )
+        return None
+    able = [t for t in device_types if t in TYPE_ACTIONS and action in TYPE_ACTIONS[t]]
+    if device_types and not able:
+        problems.add(
+            at.error(
+                f"intent {name!r}: none of its device_types ({', '.join(device_types)}) "
+                f"can {action}"
+            )
+        )
+    return action
+
+
+def _check_captures(
+    name: str, phrase: Phrase, slot_names: list[str], slots: dict[str, SlotSpec]
+) -> None:
+    """A ``{slot}`` in a phrase must be the intent's, and of a type a phrase can capture."""
+    at = phrase.at or At(Path(""))
+    for word in phrase.text.split():
+        if not word.startswith("{"):
+            continue
+        slot = word.strip("{}?")
+        if slot not in slot_names:
+            raise at.error(
+                f"intent {name!r}: phrase {phrase.text!r} captures {slot!r}, "
+                "which is not one of its slots"
+            )
+        spec = slots.get(slot)
+        if spec is not None and spec.type not in CAPTURED_TYPES:
+            raise at.error(
+                f"intent {name!r}: phrase {phrase.text!r} cannot capture {{{slot}}}: a "
+                f"{spec.type} slot is found wherever it is said, so leave it out of the phrase "
+                "and keep it in slots:"
+            )
 
 
 def load_slot(name: str, data: Any, at: At) -> SlotSpec:
@@ -200,6 +379,9 @@ def load_slot(name: str, data: Any, at: At) -> SlotSpec:
         values = {" ".join(str(v).lower().split()): str(v).lower() for v in raw}
     elif isinstance(raw, dict):
         for value, spoken in raw.items():
+            if isinstance(value, bool):
+                word = as_text(value, at / "values" / str(value).lower(), f"slot {name!r}: a value")
+                values[word] = word
             for form in lower_words(spoken, at / "values" / value, "spoken forms"):
                 values[form] = str(value).lower()
             values.setdefault(str(value).lower().replace("_", " "), str(value).lower())

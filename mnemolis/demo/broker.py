@@ -2,9 +2,29 @@
 
 Why not Mosquitto: `make demo` must work with no root and no system packages,
 and port 1883 may already be taken, so the demo brings its own broker and
-lets the system pick a free loopback port. Why not a library: amqtt speaks
-MQTT 3.1.1 only (the daemon's MQTT API answers on an MQTT 5 response topic)
-and brings six dependencies; mqttools speaks MQTT 5 only, at QoS 0 only.
+lets the system pick a free loopback port.
+
+Why not amqtt (issue 11; measured with amqtt 0.12.1 bound to 127.0.0.1, by
+``pytest -p bench.amqtt_trial tests/test_demo_broker.py tests/test_demo_home.py
+tests/test_demo_cli.py``, the same tests with the same paho clients): the
+demo's chat itself runs on it (its simulator and MQTT source speak 3.1.1),
+but 42 of the 94 tests fail. It refuses MQTT 5 (CONNACK 0x01), so
+`mnemolis serve`'s MQTT API, an MQTT 5 client for its response topics, never
+connects to the demo (test_the_daemon_answers_on_the_demo_broker_over_mqtt5).
+With every test client on 3.1.1 (MNEMOLIS_AMQTT_TRIAL=3.1.1) 27 broker tests
+still fail: a QoS 0 message reaches a QoS 1 subscription at QoS 1 and
+overlapping subscriptions deliver at the lower QoS (both against MQTT 3.1.1
+section 3.3.5); a second connection with the same client id does not close
+the first; and it closes no misbehaving client: not 9 of the 14 kinds of bad
+input (HTTP bytes, PUBLISH before CONNECT, QoS 3, a wildcard or invalid UTF-8
+in a topic...), not a half CONNECT, a client silent past its keepalive
+(still open after 60 s), a packet of any size (it has no limit), a
+client that stops reading; connections over the limit wait instead of being
+refused. It would add 11 packages (6.3 MB) to the install, and here it is
+slower and larger (bench/demo.py, medians: round trip 0.59 / 0.61 ms at QoS
+0 / 1 against 0.30 / 0.52, fan-out 3,100 against 10,900 deliveries/s, spawn
+to listening 176 against 92 ms, RSS 17.3 MiB over a bare Python against 9.6;
+bench/RESULTS.md). mqttools speaks MQTT 5 only, at QoS 0 only.
 
 What it does: clean sessions; QoS 0 and 1 both ways (a QoS 2 publish is
 taken once and delivered at QoS 1 at most); retained messages (an empty one
@@ -17,28 +37,56 @@ topic aliases, message expiry, authentication (it listens on loopback only).
 
 Everything is bounded (`BrokerLimits`). A malformed packet, a client that
 stops reading, or one that goes silent past its keepalive closes that one
-connection; nothing a client sends can stop the broker.
+connection; nothing a client sends can stop the broker. `broker_session.py`
+holds a connection's state, `mqtt_packets.py` reads packets and
+`mqtt_encode.py` writes them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 import threading
-from collections import deque
-from dataclasses import dataclass, field
 
+from mnemolis.demo.broker_session import (
+    BrokerLimits,
+    BrokerStats,
+    Connection,
+    PacketTooLarge,
+    Subscription,
+    log,
+    topic_matches,
+)
+from mnemolis.demo.mqtt_encode import (
+    PINGRESP,
+    acknowledgement,
+    connack,
+    disconnect,
+    make_property,
+    suback,
+    unsuback,
+)
 from mnemolis.demo.mqtt_packets import (
     ASSIGNED_CLIENT_ID,
+    BAD_FILTER,
     FORWARDED,
+    KEEPALIVE_TIMEOUT,
+    MALFORMED,
     MAXIMUM_PACKET_SIZE,
     MQTT_5,
     MQTT_311,
-    PINGRESP,
+    NO_SHARED,
+    NO_SUBSCRIPTION,
+    QUOTA_EXCEEDED,
     RECEIVE_MAXIMUM,
+    REFUSED_IDENTIFIER_311,
+    REFUSED_VERSION_311,
     SHARED_SUBSCRIPTIONS,
+    SUBSCRIBE_FAILED_311,
+    TAKEN_OVER,
+    TOO_LARGE,
+    WITH_WILL,
     Acknowledgement,
     Connect,
     Disconnect,
@@ -50,183 +98,13 @@ from mnemolis.demo.mqtt_packets import (
     Subscribe,
     Unsubscribe,
     UnsupportedVersion,
-    acknowledgement,
-    connack,
-    disconnect,
     filter_problem,
-    make_property,
     parse_connect,
     parse_packet,
     property_int,
-    publish,
-    suback,
-    unsuback,
 )
-from mnemolis.mqtt_connection.link import no_delay
 
-log = logging.getLogger(__name__)
-
-# Reason codes (MQTT 5; the 3.1.1 CONNACK codes are 1, 2 and 3).
-REFUSED_VERSION_311 = 0x01
-REFUSED_IDENTIFIER_311 = 0x02
-SUBSCRIBE_FAILED_311 = 0x80
-MALFORMED = 0x81
-PROTOCOL_ERROR = 0x82
-TAKEN_OVER = 0x8E
-KEEPALIVE_TIMEOUT = 0x8D
-BAD_FILTER = 0x8F
-QUOTA_EXCEEDED = 0x97
-TOO_LARGE = 0x95
-NO_SHARED = 0x9E
-NO_SUBSCRIPTION = 0x11
-WITH_WILL = 0x04
-
-
-@dataclass(frozen=True)
-class BrokerLimits:
-    """How much one client, and all of them together, may make the broker hold."""
-
-    max_packet_bytes: int = 9 * 2**20  # zigbee2mqtt/bridge/devices may be 8 MiB (mqtt.yaml limits)
-    max_clients: int = 200
-    max_subscriptions: int = 2_000  # per client
-    max_retained: int = 20_000
-    max_retained_bytes: int = 64 * 2**20
-    max_inflight: int = 1_000  # QoS 1 messages sent to one client and not yet acknowledged
-    max_queued: int = 10_000  # messages waiting behind those, per client
-    max_buffered_bytes: int = 32 * 2**20  # written to a client that has not read them yet
-    connect_timeout_s: float = 10.0  # from accepting a socket to its CONNECT
-
-
-@dataclass
-class BrokerStats:
-    """Counters for tests and `doctor`-style reports."""
-
-    accepted: int = 0
-    refused: int = 0  # over max_clients, wrong protocol level, bad client id
-    malformed: int = 0  # connections closed for a bad packet or a protocol error
-    slow: int = 0  # connections closed because the client did not read
-    expired: int = 0  # keepalive ran out
-    dropped: int = 0  # messages not delivered or not retained because of a limit
-    published: int = 0
-
-
-@dataclass
-class Subscription:
-    filter: str
-    levels: tuple[str, ...]
-    qos: int
-    no_local: bool = False
-    retain_as_published: bool = False
-    identifier: int | None = None
-
-
-@dataclass
-class _Pending:
-    """A message for one client, waiting for room in its QoS 1 window."""
-
-    message: Publish
-    qos: int
-    retain: bool
-    identifiers: list[int] = field(default_factory=list)
-
-
-def topic_matches(levels: tuple[str, ...], topic: list[str]) -> bool:
-    """Does a filter (split at '/') match a topic (split at '/')?"""
-    if topic[0].startswith("$") and levels[0] in ("+", "#"):
-        return False  # $SYS and friends are not caught by a leading wildcard
-    for i, level in enumerate(levels):
-        if level == "#":
-            return True
-        if i >= len(topic) or (level != "+" and level != topic[i]):
-            return False
-    return len(levels) == len(topic)
-
-
-class PacketTooLarge(MalformedPacket):
-    pass
-
-
-class _Client:
-    """One connection: what it subscribed to, and what is in flight towards it."""
-
-    def __init__(
-        self,
-        limits: BrokerLimits,
-        stats: BrokerStats,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-    ) -> None:
-        self.limits = limits
-        self.stats = stats
-        self.reader = reader
-        self.writer = writer
-        peer = writer.get_extra_info("peername")
-        self.name = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "a client"
-        self.connect: Connect | None = None
-        self.client_id = ""
-        self.subscriptions: dict[str, Subscription] = {}
-        self.inflight: set[int] = set()
-        self.queue: deque[_Pending] = deque()
-        self.awaiting_release: set[int] = set()  # incoming QoS 2, PUBREC sent
-        self.receive_maximum = limits.max_inflight
-        self.max_packet: int | None = None  # what the client said it accepts (MQTT 5)
-        self.graceful = False  # DISCONNECT received: no will
-        self.closing = False
-        self._next_id = 0
-
-    @property
-    def version(self) -> int:
-        return self.connect.version if self.connect is not None else MQTT_311
-
-    def write(self, data: bytes) -> None:
-        transport = self.writer.transport
-        if self.closing or transport.is_closing():
-            return
-        self.writer.write(data)
-        if transport.get_write_buffer_size() > self.limits.max_buffered_bytes:
-            log.warning("MQTT broker: %s does not read what it is sent; closing it", self.name)
-            self.stats.slow += 1
-            self.abort()
-
-    def abort(self) -> None:
-        """Close now; the reading task notices and cleans up (will included)."""
-        self.closing = True
-        self.writer.transport.abort()
-
-    # ------------------------------------------------------------------ delivery
-
-    def deliver(self, message: Publish, qos: int, retain: bool, identifiers: list[int]) -> None:
-        if self.queue or (qos and len(self.inflight) >= self.receive_maximum):
-            if len(self.queue) >= self.limits.max_queued:
-                self.stats.dropped += 1
-                log.warning("MQTT broker: %s is too far behind; a message was dropped", self.name)
-                return
-            self.queue.append(_Pending(message, qos, retain, identifiers))
-            return
-        self._send(_Pending(message, qos, retain, identifiers))
-
-    def _send(self, pending: _Pending) -> None:
-        packet_id = self._new_id() if pending.qos else None
-        message, qos, retain = pending.message, pending.qos, pending.retain
-        data = publish(message, self.version, qos, retain, packet_id, pending.identifiers)
-        if self.max_packet is not None and len(data) > self.max_packet:
-            if packet_id is not None:  # MQTT 5: too large for this client, so not for it
-                self.inflight.discard(packet_id)
-            self.stats.dropped += 1
-            return
-        self.write(data)
-
-    def acknowledged(self, packet_id: int) -> None:
-        self.inflight.discard(packet_id)
-        while self.queue and (self.queue[0].qos == 0 or len(self.inflight) < self.receive_maximum):
-            self._send(self.queue.popleft())
-
-    def _new_id(self) -> int:
-        while True:  # inflight holds at most max_inflight < 65535 ids, so one is free
-            self._next_id = self._next_id % 65535 + 1
-            if self._next_id not in self.inflight:
-                self.inflight.add(self._next_id)
-                return self._next_id
+__all__ = ["BrokerLimits", "BrokerStats", "BrokerThread", "MqttBroker", "topic_matches"]
 
 
 class MqttBroker:
@@ -240,8 +118,8 @@ class MqttBroker:
         self.limits = limits or BrokerLimits()
         self.stats = BrokerStats()
         self._server: asyncio.Server | None = None
-        self._clients: dict[str, _Client] = {}  # connected, by client id
-        self._connections: set[_Client] = set()
+        self._clients: dict[str, Connection] = {}  # connected, by client id
+        self._connections: set[Connection] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._retained: dict[str, Publish] = {}
         self._retained_bytes = 0
@@ -279,9 +157,8 @@ class MqttBroker:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)
-        no_delay(writer.get_extra_info("socket"))
-        client = _Client(self.limits, self.stats, reader, writer)
+        self._tasks.add(task)  # TCP_NODELAY: asyncio sets it on every TCP transport
+        client = Connection(self.limits, self.stats, reader, writer)
         if len(self._connections) >= self.limits.max_clients:
             count = len(self._connections)
             log.warning("MQTT broker: %d clients already; refusing %s", count, client.name)
@@ -313,14 +190,14 @@ class MqttBroker:
                 writer.close()
             self._tasks.discard(task)
 
-    def _protocol_failure(self, client: _Client, reason: int, problem: str) -> None:
+    def _protocol_failure(self, client: Connection, reason: int, problem: str) -> None:
         self.stats.malformed += 1
         log.warning("MQTT broker: closing %s: %s", client.client_id or client.name, problem)
         if client.connect is not None and client.version == MQTT_5:
             client.write(disconnect(reason))
 
     async def _read(
-        self, client: _Client, timeout_s: float | None, connect: bool = False
+        self, client: Connection, timeout_s: float | None, connect: bool = False
     ) -> tuple[int, bytes]:
         """One packet; ``connect``: it must be a CONNECT, known from its first byte."""
         async with asyncio.timeout(timeout_s):
@@ -341,7 +218,7 @@ class MqttBroker:
                 raise PacketTooLarge(f"a packet of {length} bytes is over the limit")
             return first, await reader.readexactly(length)
 
-    async def _serve(self, client: _Client) -> None:
+    async def _serve(self, client: Connection) -> None:
         _first, body = await self._read(client, self.limits.connect_timeout_s, connect=True)
         try:
             connect = parse_connect(body)
@@ -361,7 +238,7 @@ class MqttBroker:
                 return
             self._handle(client, packet)
 
-    def _admit(self, client: _Client, connect: Connect) -> bool:
+    def _admit(self, client: Connection, connect: Connect) -> bool:
         properties: list[Property] = []
         client_id = connect.client_id
         if not client_id:
@@ -392,7 +269,7 @@ class MqttBroker:
         client.write(connack(connect.version, 0, properties))
         return True
 
-    def _gone(self, client: _Client) -> None:
+    def _gone(self, client: Connection) -> None:
         if client.client_id and self._clients.get(client.client_id) is client:
             del self._clients[client.client_id]
         will = client.connect.will if client.connect is not None else None
@@ -405,7 +282,7 @@ class MqttBroker:
     # ------------------------------------------------------------------ packets
 
     def _handle(
-        self, client: _Client, packet: Publish | Subscribe | Unsubscribe | Acknowledgement | Ping
+        self, client: Connection, packet: Publish | Subscribe | Unsubscribe | Acknowledgement | Ping
     ) -> None:
         if isinstance(packet, Publish):
             self._on_publish(client, packet)
@@ -424,7 +301,7 @@ class MqttBroker:
             client.write(acknowledgement(PacketType.PUBCOMP, packet.packet_id))
         # PUBREC and PUBCOMP answer QoS 2 sends, which this broker never makes: ignored
 
-    def _on_publish(self, client: _Client, message: Publish) -> None:
+    def _on_publish(self, client: Connection, message: Publish) -> None:
         assert message.packet_id is not None or message.qos == 0
         if message.qos == 2 and message.packet_id is not None:
             if message.packet_id not in client.awaiting_release:  # else a resend, routed already
@@ -438,7 +315,7 @@ class MqttBroker:
         if message.qos == 1 and message.packet_id is not None:
             client.write(acknowledgement(PacketType.PUBACK, message.packet_id))
 
-    def _publish(self, message: Publish, sender: _Client | None) -> None:
+    def _publish(self, message: Publish, sender: Connection | None) -> None:
         """Keep it if retained, and hand it to every client with a matching subscription."""
         self.stats.published += 1
         if message.retain:
@@ -477,7 +354,7 @@ class MqttBroker:
         )
         self._retained_bytes += size
 
-    def _on_subscribe(self, client: _Client, packet: Subscribe) -> None:
+    def _on_subscribe(self, client: Connection, packet: Subscribe) -> None:
         v5 = client.version == MQTT_5
         codes: list[int] = []
         fresh: list[Subscription] = []
@@ -517,12 +394,16 @@ class BrokerThread:
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, limits: BrokerLimits | None = None
     ) -> None:
-        self.broker = MqttBroker(host, port, limits)
+        self.broker = self.make_broker(host, port, limits)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()
         self._error: BaseException | None = None
+
+    def make_broker(self, host: str, port: int, limits: BrokerLimits | None) -> MqttBroker:
+        """The broker to run; `bench/amqtt_broker.py` runs amqtt here instead."""
+        return MqttBroker(host, port, limits)
 
     @property
     def host(self) -> str:

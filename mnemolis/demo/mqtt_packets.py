@@ -1,12 +1,12 @@
-"""MQTT 3.1.1 and MQTT 5 packets, read and written the way the embedded broker needs.
+"""MQTT 3.1.1 and MQTT 5 packets as a client sends them, read the way the embedded
+broker needs (``mqtt_encode.py`` writes the broker's own).
 
 Only the broker side: it reads CONNECT, PUBLISH, PUBACK, PUBREC, PUBREL,
-PUBCOMP, SUBSCRIBE, UNSUBSCRIBE, PINGREQ, DISCONNECT and AUTH, and writes the
-answers. Every length is checked against the bytes that are really there;
-anything that does not add up raises `MalformedPacket`, which closes that one
-connection. MQTT 5 properties are kept as they came (identifier and encoded
-value), so a response topic or correlation data reach a subscriber byte for
-byte.
+PUBCOMP, SUBSCRIBE, UNSUBSCRIBE, PINGREQ, DISCONNECT and AUTH. Every length
+is checked against the bytes that are really there; anything that does not
+add up raises `MalformedPacket`, which closes that one connection. MQTT 5
+properties are kept as they came (identifier and encoded value), so a
+response topic or correlation data reach a subscriber byte for byte.
 """
 
 from __future__ import annotations
@@ -54,6 +54,20 @@ class PacketType(IntEnum):
 #: Packets whose fixed-header flags must be exactly 0b0010 (all others but PUBLISH: 0).
 FLAGS_TWO = (PacketType.PUBREL, PacketType.SUBSCRIBE, PacketType.UNSUBSCRIBE)
 
+# Reason codes the broker sends (MQTT 5; the 3.1.1 CONNACK codes are 1, 2 and 3).
+REFUSED_VERSION_311 = 0x01
+REFUSED_IDENTIFIER_311 = 0x02
+SUBSCRIBE_FAILED_311 = 0x80
+MALFORMED = 0x81
+TAKEN_OVER = 0x8E
+KEEPALIVE_TIMEOUT = 0x8D
+BAD_FILTER = 0x8F
+QUOTA_EXCEEDED = 0x97
+TOO_LARGE = 0x95
+NO_SHARED = 0x9E
+NO_SUBSCRIPTION = 0x11
+WITH_WILL = 0x04  # a client's DISCONNECT asking for its will to be sent
+
 # MQTT 5 property identifiers the broker reads or writes.
 PAYLOAD_FORMAT = 0x01
 MESSAGE_EXPIRY = 0x02
@@ -73,14 +87,26 @@ FORWARDED = frozenset(
     {PAYLOAD_FORMAT, MESSAGE_EXPIRY, CONTENT_TYPE, RESPONSE_TOPIC, CORRELATION_DATA, USER_PROPERTY}
 )
 
-_BYTE, _U16, _U32, _VARINT, _TEXT, _BINARY, _PAIR = range(7)
+
+class Kind(IntEnum):
+    """The type of a property's value (MQTT 5, section 2.2.2.2)."""
+
+    BYTE = 0
+    U16 = 1
+    U32 = 2
+    VARINT = 3
+    TEXT = 4
+    BINARY = 5
+    PAIR = 6
+
+
+_B, _2, _4, _V, _T, _BIN, _P = Kind  # short names, so the table reads as the spec's
 #: MQTT 5, section 2.2.2.2: each property's identifier and the type of its value.
 PROPERTY_KINDS = {
-    0x01: _BYTE, 0x02: _U32, 0x03: _TEXT, 0x08: _TEXT, 0x09: _BINARY, 0x0B: _VARINT,
-    0x11: _U32, 0x12: _TEXT, 0x13: _U16, 0x15: _TEXT, 0x16: _BINARY, 0x17: _BYTE,
-    0x18: _U32, 0x19: _BYTE, 0x1A: _TEXT, 0x1C: _TEXT, 0x1F: _TEXT, 0x21: _U16,
-    0x22: _U16, 0x23: _U16, 0x24: _BYTE, 0x25: _BYTE, 0x26: _PAIR, 0x27: _U32,
-    0x28: _BYTE, 0x29: _BYTE, 0x2A: _BYTE,
+    0x01: _B, 0x02: _4, 0x03: _T, 0x08: _T, 0x09: _BIN, 0x0B: _V, 0x11: _4, 0x12: _T,
+    0x13: _2, 0x15: _T, 0x16: _BIN, 0x17: _B, 0x18: _4, 0x19: _B, 0x1A: _T, 0x1C: _T,
+    0x1F: _T, 0x21: _2, 0x22: _2, 0x23: _2, 0x24: _B, 0x25: _B, 0x26: _P, 0x27: _4,
+    0x28: _B, 0x29: _B, 0x2A: _B,
 }  # fmt: skip
 
 
@@ -162,17 +188,17 @@ def read_properties(reader: Reader) -> list[Property]:
             raise MalformedPacket(f"unknown property 0x{ident:02x}")
         start = inner.pos
         value: int | str | bytes | tuple[str, str]
-        if kind == _BYTE:
+        if kind == Kind.BYTE:
             value = inner.byte()
-        elif kind == _U16:
+        elif kind == Kind.U16:
             value = inner.u16()
-        elif kind == _U32:
+        elif kind == Kind.U32:
             value = inner.u32()
-        elif kind == _VARINT:
+        elif kind == Kind.VARINT:
             value = inner.varint()
-        elif kind == _TEXT:
+        elif kind == Kind.TEXT:
             value = inner.text()
-        elif kind == _BINARY:
+        elif kind == Kind.BINARY:
             value = inner.binary()
         else:
             value = (inner.text(), inner.text())
@@ -408,99 +434,3 @@ def _parse_subscribe(r: Reader, version: int) -> Subscribe:
     if not filters:
         raise MalformedPacket("SUBSCRIBE without a topic filter")
     return Subscribe(packet_id, filters, identifier)
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def encode_text(value: str) -> bytes:
-    raw = value.encode("utf-8")
-    return struct.pack("!H", len(raw)) + raw
-
-
-def encode_properties(properties: list[Property]) -> bytes:
-    body = b"".join(encode_varint(p.id) + p.raw for p in properties)
-    return encode_varint(len(body)) + body
-
-
-def make_property(ident: int, value: int | str) -> Property:
-    """A property the broker itself sends (CONNACK, forwarded subscription ids)."""
-    kind = PROPERTY_KINDS[ident]
-    if isinstance(value, str):
-        raw = encode_text(value)
-    elif kind == _BYTE:
-        raw = bytes([value])
-    elif kind == _U16:
-        raw = struct.pack("!H", value)
-    elif kind == _U32:
-        raw = struct.pack("!I", value)
-    else:
-        raw = encode_varint(value)
-    return Property(ident, value, raw)
-
-
-def packet(ptype: PacketType, body: bytes = b"", flags: int = 0) -> bytes:
-    return bytes([ptype << 4 | flags]) + encode_varint(len(body)) + body
-
-
-def connack(version: int, code: int, properties: list[Property] | None = None) -> bytes:
-    """Session present is always 0: every session is clean."""
-    body = bytes([0, code])
-    if version == MQTT_5:
-        body += encode_properties(properties or [])
-    return packet(PacketType.CONNACK, body)
-
-
-def publish(
-    message: Publish,
-    version: int,
-    qos: int,
-    retain: bool,
-    packet_id: int | None,
-    subscription_ids: list[int] | None = None,
-) -> bytes:
-    body = encode_text(message.topic)
-    if qos:
-        assert packet_id is not None
-        body += struct.pack("!H", packet_id)
-    if version == MQTT_5:
-        ids = [make_property(SUBSCRIPTION_ID, i) for i in subscription_ids or []]
-        body += encode_properties(message.properties + ids)
-    flags = qos << 1 | int(retain)
-    return packet(PacketType.PUBLISH, body + message.payload, flags)
-
-
-def acknowledgement(ptype: PacketType, packet_id: int) -> bytes:
-    """PUBACK, PUBREC, PUBREL or PUBCOMP with success (the short form of both versions)."""
-    return packet(ptype, struct.pack("!H", packet_id), 0x02 if ptype in FLAGS_TWO else 0)
-
-
-def suback(version: int, packet_id: int, codes: list[int]) -> bytes:
-    body = struct.pack("!H", packet_id)
-    if version == MQTT_5:
-        body += encode_properties([])
-    return packet(PacketType.SUBACK, body + bytes(codes))
-
-
-def unsuback(version: int, packet_id: int, codes: list[int]) -> bytes:
-    body = struct.pack("!H", packet_id)
-    if version == MQTT_5:
-        body += encode_properties([]) + bytes(codes)
-    return packet(PacketType.UNSUBACK, body)
-
-
-def disconnect(reason: int) -> bytes:
-    """MQTT 5 only: the server says why it closes the connection."""
-    return packet(PacketType.DISCONNECT, bytes([reason]))
-
-
-PINGRESP = packet(PacketType.PINGRESP)

@@ -12,8 +12,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The five classes routing is scored over; ``null`` is out of scope.
-CLASSES = ("mqtt", "weather", "kiwix", "clock", "null")
+from mnemolis.sources import registry as source_registry
+
+#: The classes routing is scored over: every source the registry knows, in its order,
+#: and ``null`` (out of scope).
+CLASSES = (*source_registry.names(), "null")
 
 
 def class_of(source: str | None) -> str:

@@ -254,7 +254,11 @@ def routing_lines(r: RoutingSummary) -> list[str]:
             f"  {c.name:<8} {_f(c.precision):>9} {_f(c.recall):>7} {_f(c.f1):>6} "
             f"{c.support:>8} {c.predicted:>9}"
         )
-    width = max(7, *(len(str(v)) for row in r.confusion.values() for v in row.values()))
+    width = max(
+        7,
+        *(len(c) for c in CLASSES),
+        *(len(str(v)) for row in r.confusion.values() for v in row.values()),
+    )
     lines.append("  confusion (rows: expected, columns: predicted)")
     lines.append("  " + " " * 9 + "".join(f"{c:>{width + 1}}" for c in CLASSES))
     for e in CLASSES:

@@ -124,6 +124,16 @@ class ReadsSensors(Protocol):
 
 
 @runtime_checkable
+class Publishes(Protocol):
+    """A source that holds a broker connection (the MQTT source) and publishes one
+    message for another: a routine's ``publish:`` step, an external intent. The
+    topic always comes from configuration, never from what was said."""
+
+    async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
+        """True once the broker has the message (QoS 1, 2) or it was sent (QoS 0)."""
+
+
+@runtime_checkable
 class FillsRegistry(Protocol):
     """A source that fills the device registry as it hears announcements (MQTT
     discovery). It is started after understanding subscribed to the registry, and

@@ -54,6 +54,14 @@ BUILTIN: tuple[SourceKind, ...] = (
     SourceKind("kiwix", "mnemolis.sources.kiwix:create", "kiwix.yaml", "offline encyclopedia"),
     SourceKind("weather", "mnemolis.sources.weather:create", "weather.yaml", "Open-Meteo forecast"),
     SourceKind("clock", "mnemolis.sources.clock:create", "clock.yaml", "time and date"),
+    SourceKind(
+        "routines", "mnemolis.sources.routines:create", "routines.yaml", "routines and replies"
+    ),
+    SourceKind(
+        "external", "mnemolis.sources.external:create", "external.yaml", "intents for others"
+    ),
+    SourceKind("music", "mnemolis.sources.music:create", "music.yaml", "music players (MPD)"),
+    SourceKind("lists", "mnemolis.sources.lists:create", "lists.yaml", "shopping and to-do lists"),
 )
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from mnemolis.config import Config
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.item_lists import ItemLists
 from mnemolis.understand.names import NameIndex
 
 #: How far after a no-split word its conjunction may be.
@@ -51,6 +52,7 @@ class Guards:
         self.clause_starts = lang.clause_starts
         self.pairing = {c for c in lang.conjunctions if c.split()[0] == "and"} | {"and", "&"}
         self.name_joiners = {"and", "&", "plus", "n", "'n'"}
+        self.item_lists = ItemLists(config)  # "add milk, eggs and bread to the list"
 
     def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
         """Every conjunction and comma strictly inside ``[start, end)``, guarded."""
@@ -65,6 +67,7 @@ class Guards:
         if not occ:
             return occ
         self._no_split(a, start, end, occ)
+        self.item_lists.protect(a, start, end, occ)
         for o in occ:
             if o.guard is None and o.kind != ",":
                 o.guard = self._protected_name(a, o) or self._capitalised_pair(a, o, start)

@@ -96,7 +96,8 @@ class Normalizer:
                 text = text[m.end() :]
         if self._polite:
             new = self._polite.sub(" ", text)
-            if new != text:
+            # politeness around a request goes; politeness alone is the request ("thank you")
+            if new != text and any(ch.isalnum() for ch in new):
                 out.changes.append("politeness removed")
                 text = new
         if self._contractions:

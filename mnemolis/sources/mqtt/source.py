@@ -239,6 +239,16 @@ class MqttSource:
         age = state.age(self.cache.clock()) or 0.0
         return SensorReading(float(value), device.unit or "", age)
 
+    async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
+        """`base.Publishes`: one message on a topic from configuration (a routine's
+        `publish:`, an external intent), within `timeouts.answer_s`; True once the
+        broker has it (QoS 1, 2) or it was sent (QoS 0)."""
+        if not self._started or self._closed or self._loop is None:
+            return False
+        deadline = self._loop.time() + self.settings.timeouts.answer_s
+        outcome = await self.link.publish(topic, payload, deadline, qos, retain)
+        return outcome.sent and outcome.acknowledged
+
     # ------------------------------------------------------------------ registry and routes
 
     def _on_registry_change(self, registry: DeviceRegistry) -> None:
