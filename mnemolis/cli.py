@@ -19,6 +19,7 @@ from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
 from mnemolis.evaluation.command import add_eval_parser
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
+from mnemolis.sources.mqtt.listing import add_devices_parser
 from mnemolis.understand import Context, Trace, Understander, registry_from_config
 
 if TYPE_CHECKING:  # sources, the demo home and the doctor load only for the commands using them
@@ -382,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_parser(sub)
     add_eval_parser(sub)
+    add_devices_parser(sub)
     return parser
 
 
