@@ -38,12 +38,14 @@ check: venv
 bench: venv
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/mqtt.py
+	$(BIN)/python bench/discovery.py
 	$(BIN)/python bench/kiwix.py
 	$(BIN)/python bench/weather.py
 	$(BIN)/python bench/demo.py
 	$(BIN)/python bench/execute.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/routines.py
+	$(BIN)/python bench/music.py
 	$(BIN)/python bench/timers.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat

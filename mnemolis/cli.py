@@ -22,6 +22,7 @@ from mnemolis.origin import Origin
 from mnemolis.plan import Conditional, Part, Plan
 from mnemolis.serve.command import add_serve_parser
 from mnemolis.sources.base import ANSWERS_ONCE
+from mnemolis.sources.mqtt.listing import add_devices_parser
 from mnemolis.understand import Context, Trace, Understander, registry_from_config
 
 if TYPE_CHECKING:  # sources, the demo home and the doctor load only for the commands using them
@@ -416,6 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_parser(sub)
     add_eval_parser(sub)
+    add_devices_parser(sub)
     return parser
 
 
