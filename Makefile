@@ -46,6 +46,7 @@ bench: venv
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/routines.py
 	$(BIN)/python bench/music.py
+	$(BIN)/python bench/timers.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

@@ -107,6 +107,7 @@ def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd],
     from mnemolis.serve.http_api import HttpApi
     from mnemolis.serve.mqtt_api import MqttApi
     from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.say import SayOverMqtt
     from mnemolis.serve.wyoming_service import WyomingService
 
     config = daemon.generation.config
@@ -130,9 +131,10 @@ def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd],
                     settings.limits,
                     settings.token,
                     announce,
-                    (*hermes_topics, settings.hermes.say_topic),
+                    (*hermes_topics, settings.hermes.say_topic, settings.mqtt_api.say_topic),
                 )
             )
+            chosen.append(SayOverMqtt(daemon, link, settings.mqtt_api.say_topic))
         if settings.hermes.enabled:
             chosen.append(Hermes(daemon, link, settings.hermes, settings.limits, announce))
     return chosen, link

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnemolis.announce import Announcer
 from mnemolis.answer import Answer
 from mnemolis.assistant import Assistant
 from mnemolis.config import Config, ConfigError, load_config
@@ -34,20 +35,21 @@ request_log = logging.getLogger("mnemolis.serve.requests")
 #: How much of a query one log line keeps.
 LOGGED_QUERY_CHARS = 200
 
-Starter = Callable[[Config], Awaitable[Assistant]]
+#: Builds an assistant from a configuration, its sources speaking into the announcer.
+Starter = Callable[[Config, Announcer], Awaitable[Assistant]]
 
 
-async def start_assistant(config: Config) -> Assistant:
+async def start_assistant(config: Config, announcer: Announcer) -> Assistant:
     """The production assistant: default sources, retained discovery awaited (boundedly)."""
-    return await Assistant.start(config, one_shot=True)
+    return await Assistant.start(config, one_shot=True, announcer=announcer)
 
 
 def starter_with(extras: Mapping[str, Any]) -> Starter:
     """`start_assistant`, handing ``extras`` (what the CLI offers, the demo ZIM) to the
     source factories."""
 
-    async def start(config: Config) -> Assistant:
-        return await Assistant.start(config, one_shot=True, extras=extras)
+    async def start(config: Config, announcer: Announcer) -> Assistant:
+        return await Assistant.start(config, one_shot=True, extras=extras, announcer=announcer)
 
     return start
 
@@ -121,6 +123,8 @@ class Daemon:
         self.config_dir = config_dir
         self.settings = settings
         self.starter = starter
+        #: one hub across reloads: front-ends listen here, every generation's sources speak here
+        self.announcer = Announcer()
         self.draining = False
         self.started_at = time.monotonic()
         self.answered = 0
@@ -135,7 +139,7 @@ class Daemon:
 
     async def start(self, config: Config) -> None:
         """Build the first assistant (raises `ConfigError` for a broken configuration)."""
-        assistant = await self.starter(config)
+        assistant = await self.starter(config, self.announcer)
         self._current = Generation(1, config, assistant)
         log.info(
             "serving %d intents with the sources %s",
@@ -237,7 +241,7 @@ class Daemon:
             try:
                 config = await asyncio.to_thread(load_config, self.config_dir)
                 settings = load_serve_settings(config)
-                assistant = await self.starter(config)
+                assistant = await self.starter(config, self.announcer)
             except ConfigError as exc:
                 return self._refused(old, started, str(exc))
             except Exception as exc:  # never let a reload take the daemon down

@@ -95,6 +95,7 @@ class MqttApiSettings:
     enabled: bool = True
     ask_topic: str = "mnemolis/ask"
     answer_topic: str = "mnemolis/answer"
+    say_topic: str = "mnemolis/say"  # what the assistant says unasked (`serve/say.py`)
     response_prefixes: tuple[str, ...] = ("mnemolis/",)
     require_token: bool = False
 
@@ -234,6 +235,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             "enabled": m_defaults.enabled,
             "ask_topic": m_defaults.ask_topic,
             "answer_topic": m_defaults.answer_topic,
+            "say_topic": m_defaults.say_topic,
             "response_prefixes": list(m_defaults.response_prefixes),
             "require_token": m_defaults.require_token,
         },
@@ -264,6 +266,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             enabled=m.flag("enabled"),
             ask_topic=m.topic("ask_topic"),
             answer_topic=m.topic("answer_topic"),
+            say_topic=m.topic("say_topic"),
             response_prefixes=tuple(prefixes),
             require_token=m.flag("require_token"),
         ),

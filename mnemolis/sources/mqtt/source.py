@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,6 +239,12 @@ class MqttSource:
             return None
         age = state.age(self.cache.clock()) or 0.0
         return SensorReading(float(value), device.unit or "", age)
+
+    def watch(self, part: Part, changed: Callable[[], None]) -> Callable[[], None]:
+        """`base.WatchesDevices`: ``changed`` on the loop after each update of the devices
+        ``part`` names; the timers source evaluates the part again each time."""
+        devices, _problem = self.devices_for(part)
+        return self.cache.follow([d.id for d in devices], changed, asyncio.get_running_loop())
 
     async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
         """`base.Publishes`: one message on a topic from configuration (a routine's
