@@ -38,6 +38,7 @@ check: venv
 bench: venv
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/mqtt.py
+	$(BIN)/python bench/discovery.py
 	$(BIN)/python bench/kiwix.py
 	$(BIN)/python bench/weather.py
 	$(BIN)/python bench/demo.py
@@ -46,6 +47,8 @@ bench: venv
 	$(BIN)/python bench/chaos.py
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/routines.py
+	$(BIN)/python bench/music.py
+	$(BIN)/python bench/timers.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

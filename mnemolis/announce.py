@@ -39,6 +39,11 @@ class Announcement:
     data: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def spoken(self) -> bool:
+        """False for a silent lifecycle notice (a timer started, updated, cancelled)."""
+        return self.data.get("event") in (None, "finished")
+
+    @property
     def late_s(self) -> float:
         return max(0.0, self.said_at - self.due_at) if self.due_at else 0.0
 

@@ -32,7 +32,15 @@ from mnemolis.origin import Origin
 from mnemolis.plan import Part, Plan
 from mnemolis.sentences import as_sentence
 from mnemolis.sources import registry as registry_of_sources
-from mnemolis.sources.base import FillsRegistry, PartAnswer, Source, SourceContext, Status
+from mnemolis.sources.base import (
+    ANSWERS_ONCE,
+    FillsRegistry,
+    KeepsForLater,
+    PartAnswer,
+    Source,
+    SourceContext,
+    Status,
+)
 from mnemolis.state_dir import state_dir
 from mnemolis.understand import Understander, registry_from_config
 from mnemolis.understand.lookup import NameSource
@@ -104,6 +112,7 @@ class Assistant:
         understander: Understander | None = None,
         extras: Mapping[str, Any] | None = None,
         announcer: Announcer | None = None,
+        answers_once: bool = False,
     ) -> Assistant:
         """Start the sources and build the understander.
 
@@ -117,10 +126,13 @@ class Assistant:
         ``extras`` go to the source factories (the CLI hands in the demo ZIM);
         ``announcer`` is the hub sources speak first into (tests pass the one
         their own sources were built with).
+        ``answers_once``: the process ends after one answer (`mnemolis ask`), so a
+        source that speaks later (timers) says it cannot (`base.ANSWERS_ONCE`).
         Raises `ConfigError` for a broken configuration, nothing else.
         """
         settings = settings or AssistantSettings.from_config(config)
         announcer = announcer or Announcer()
+        extras = {**(extras or {}), ANSWERS_ONCE: answers_once}
         if understander is not None:
             registry = understander.registry
         registry = registry if registry is not None else registry_from_config(config)
@@ -141,6 +153,9 @@ class Assistant:
                 await _start(source)
                 if one_shot:
                     assistant.discovery = await source.wait_for_devices()
+        for source in chosen:  # everything is up: what comes due may run from now on
+            if isinstance(source, KeepsForLater):
+                source.run_with(assistant.run_later)
         return assistant
 
     @classmethod
@@ -164,6 +179,14 @@ class Assistant:
                 await source.close()
             except Exception:
                 log.exception("the %s source failed to close", source.name)
+
+    async def run_later(
+        self, parts: Sequence[Part], origin: Origin, confirmed: bool
+    ) -> list[PartAnswer]:
+        """Parts that came due (a plan, a watch's branch), run like any turn's, with the
+        yes given when they were set; what each source answered."""
+        steps = await self.executor.carry_out(parts, origin.session, origin, confirmed)
+        return [result.answer for step in steps for result in step.parts]
 
     def source_of(self, kind: type[S]) -> S | None:
         """The running source of one class (tests and the demo ask for `MqttSource`), if any."""

@@ -16,13 +16,14 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemolis.config_dir import bundled_config_dir
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
+    from mnemolis.announce import Announcement
     from mnemolis.answer import Answer
     from mnemolis.assistant import Assistant
     from mnemolis.config import Config
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.doctor import Finding
     from mnemolis.plan import Part, Plan
 
+#: The chat's prompt.
+PROMPT = "> "
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
@@ -182,7 +185,9 @@ def _print_answer(answer: Answer, as_json: bool) -> None:
 async def _ask_once(config: Config, text: str) -> Answer:
     from mnemolis.assistant import Assistant
 
-    async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
+    async with Assistant.running(
+        config, one_shot=True, extras=source_extras(), answers_once=True
+    ) as assistant:
         return await assistant.ask(text)
 
 
@@ -213,7 +218,7 @@ async def _turns(interactive: bool) -> AsyncIterator[str]:
             wanted.wait()
             wanted.clear()
             try:
-                line: str | None = input("> ") if interactive else sys.stdin.readline() or None
+                line: str | None = input(PROMPT) if interactive else sys.stdin.readline() or None
             except EOFError:
                 line = None
             loop.call_soon_threadsafe(lines.put_nowait, line)
@@ -226,18 +231,46 @@ async def _turns(interactive: bool) -> AsyncIterator[str]:
         wanted.set()
 
 
-async def _converse(assistant: Assistant, as_json: bool) -> int:
+def _announcements(interactive: bool, as_json: bool) -> Callable[[Announcement], None]:
+    """Prints what the assistant says unasked (a timer rings) between the turns: on a
+    terminal, above the line being typed, which is then shown again as it was."""
+
+    def show(announcement: Announcement) -> None:
+        if not announcement.spoken:
+            return
+        said = json.dumps(announcement.to_dict(), ensure_ascii=False) if as_json else None
+        said = said or announcement.text
+        if interactive:
+            import readline
+
+            typed = readline.get_line_buffer()
+            sys.stdout.write(f"\r\x1b[2K{said}\n{PROMPT}{typed}")
+        else:
+            sys.stdout.write(said + "\n")
+        sys.stdout.flush()
+
+    return show
+
+
+async def _converse(assistant: Assistant, as_json: bool, front_end: str = "chat") -> int:
     """The chat loop: one turn a line of standard input, until its end or a quit word."""
+    from mnemolis.origin import Origin
+
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
-    async for line in _turns(interactive):
-        text = line.strip()
-        if not text:
-            continue
-        if " ".join(text.lower().split()) in assistant.settings.quit_words:
-            break
-        _print_answer(await assistant.ask(text, session="chat"), as_json)
+    origin = Origin(front_end=front_end, session="chat")
+    stop_listening = assistant.announcer.subscribe(_announcements(interactive, as_json))
+    try:
+        async for line in _turns(interactive):
+            text = line.strip()
+            if not text:
+                continue
+            if " ".join(text.lower().split()) in assistant.settings.quit_words:
+                break
+            _print_answer(await assistant.ask(text, session="chat", origin=origin), as_json)
+    finally:
+        stop_listening()
     return EXIT_OK
 
 
@@ -281,10 +314,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
     from mnemolis.assistant import Assistant, default_sources
     from mnemolis.demo.home import intro
+    from mnemolis.sources.base import ANSWERS_ONCE
     from mnemolis.understand import registry_from_config
 
     registry = registry_from_config(config)
-    sources = default_sources(config, registry, home.environment.variables(), source_extras())
+    extras = {**source_extras(), ANSWERS_ONCE: args.ask is not None}
+    sources = default_sources(config, registry, home.environment.variables(), extras)
     async with Assistant.running(
         config, sources=sources, registry=registry, one_shot=True
     ) as assistant:
@@ -294,7 +329,7 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
             return OUTCOME_EXIT[answer.outcome]
         if sys.stdin.isatty():
             print("\n".join(intro()), file=sys.stderr)
-        return await _converse(assistant, args.json)
+        return await _converse(assistant, args.json, front_end="demo")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -326,7 +361,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 #: Commands whose parsers import their own modules (config, evaluation): built only when
 #: asked for, or for ``--help`` and mistakes, so `mnemolis ask` parses its line at once.
-OWN_PARSERS = ("serve", "eval")
+OWN_PARSERS = ("serve", "eval", "devices")
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -436,9 +471,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command is None or command not in known or command in OWN_PARSERS:
         from mnemolis.evaluation.command import add_eval_parser
         from mnemolis.serve.command import add_serve_parser
+        from mnemolis.sources.mqtt.listing import add_devices_parser
 
         add_serve_parser(sub)
         add_eval_parser(sub)
+        add_devices_parser(sub)
     return parser
 
 

@@ -2,8 +2,9 @@
 
 Devices come from three places (YAML, Home Assistant discovery, zigbee2mqtt)
 and are merged into one `DeviceRegistry`. Understanding only reads names,
-aliases, rooms, types and features; the MQTT source also reads topics and
-payloads.
+aliases, rooms, types, ``features`` and ``caps`` (what the device can do, to
+choose between "50 percent" as a brightness or a position); the MQTT source
+also reads its wire description (topics, payloads, the platform ``config``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
         "set_temperature",
         "set_mode",
         "set_fan_mode",
+        "set_swing_mode",
         "set_preset",
+        "set_humidity",
         "state",
     ),
     "humidifier": ("turn_on", "turn_off", "set_humidity", "set_mode", "state"),
@@ -59,12 +62,20 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
         "pause",
         "return_to_base",
         "locate",
+        "clean_spot",
         "set_fan_speed",
         "state",
     ),
     "lawn_mower": ("start", "pause", "return_to_base", "state"),
     "siren": ("turn_on", "turn_off", "state"),
-    "alarm_control_panel": ("arm_home", "arm_away", "arm_night", "disarm", "state"),
+    "alarm_control_panel": (
+        "arm_home",
+        "arm_away",
+        "arm_night",
+        "arm_vacation",
+        "disarm",
+        "state",
+    ),
     "scene": ("activate",),
     "button": ("press",),
     "select": ("select_option", "state"),
@@ -80,6 +91,75 @@ DEFAULT_CONFIRM: dict[str, tuple[str, ...]] = {
     "lock": ("unlock", "open"),
     "alarm_control_panel": ("disarm",),
 }
+
+
+#: Words in ``Device.features``: what a device can do beyond its type. A light:
+#: brightness, color, color_temp, effect, white; a cover or valve: position, tilt,
+#: stop; a fan: percentage, preset, oscillate, direction; a climate: target_temperature,
+#: target_temperature_range, fan_mode, swing_mode, preset, humidity, power; a vacuum:
+#: start, pause, stop, return_home, locate, clean_spot, fan_speed; a lock: open; a siren:
+#: tones, duration, volume; an alarm panel: arm_home, arm_away, arm_night, arm_vacation,
+#: code. YAML devices name theirs; discovered ones get them from their config.
+FEATURES = (
+    "brightness",
+    "color",
+    "color_temp",
+    "effect",
+    "white",
+    "position",
+    "tilt",
+    "stop",
+    "percentage",
+    "preset",
+    "oscillate",
+    "direction",
+    "target_temperature",
+    "target_temperature_range",
+    "fan_mode",
+    "swing_mode",
+    "humidity",
+    "power",
+    "start",
+    "pause",
+    "return_home",
+    "locate",
+    "clean_spot",
+    "fan_speed",
+    "open",
+    "tones",
+    "duration",
+    "volume",
+    "code",
+)
+
+
+@dataclass
+class Capabilities:
+    """The lists and ranges a device announced: what its values may be.
+
+    Understanding reads them to resolve "warm white", "eco" or "level 3";
+    replies read them to say what a device offers. Empty means not announced.
+    """
+
+    color_modes: tuple[str, ...] = ()  # Home Assistant's: onoff brightness color_temp hs xy rgb ...
+    min_kelvin: int | None = None
+    max_kelvin: int | None = None
+    effects: tuple[str, ...] = ()
+    preset_modes: tuple[str, ...] = ()  # fan and climate presets
+    modes: tuple[str, ...] = ()  # hvac, humidifier and water heater modes
+    fan_modes: tuple[str, ...] = ()  # climate
+    swing_modes: tuple[str, ...] = ()
+    fan_speeds: tuple[str, ...] = ()  # vacuum fan_speed_list
+    options: tuple[str, ...] = ()  # select
+    tones: tuple[str, ...] = ()  # siren
+    speed_count: int | None = None  # fan: the number of speeds (percentage steps)
+    minimum: float | None = None  # number min, climate min_temp, humidity min
+    maximum: float | None = None
+    step: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Only what was announced, for `mnemolis devices` and JSON answers."""
+        return {k: v for k, v in self.__dict__.items() if v not in (None, ())}
 
 
 def slugify(text: str) -> str:
@@ -107,6 +187,13 @@ class Device:
     unit: str | None = None
     device_class: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    caps: Capabilities = field(default_factory=Capabilities)
+    #: The Home Assistant platform config that drives it (full keys, defaults
+    #: applied); empty for the zigbee2mqtt-style JSON devices of ``schema: json``.
+    config: dict[str, Any] = field(default_factory=dict)
+    #: Why its announced config was refused: the device is known by name, and an
+    #: answer about it says what was wrong instead of acting.
+    refused: str | None = None
 
     def __post_init__(self) -> None:
         self.name = " ".join(self.name.lower().split())
@@ -123,7 +210,7 @@ class Device:
 
     def can(self, action: str) -> bool:
         """True when the type supports ``action`` and the owner allows it."""
-        if action not in TYPE_ACTIONS.get(self.type, ()):
+        if self.refused is not None or action not in TYPE_ACTIONS.get(self.type, ()):
             return False
         return self.allow is None or action in self.allow or action == "state"
 

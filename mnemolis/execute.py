@@ -9,8 +9,11 @@ that says so; it never hides the other parts.
 
 A conditional asks its source to evaluate the condition now (true, false or
 unknown; ``negate`` flips true and false), runs ``then`` or ``else``, and
-says which. A ``when`` condition is a future trigger: Mnemolis checks
-conditions only when asked, and says so rather than pretend to wait.
+says which. What is meant for later goes to the source that keeps such things
+(`KeepsForLater`, the timers source): a part with a schedule ("in 5 minutes
+turn off the porch light") is set there instead of run now, and a ``when``
+condition becomes a watch there. Without such a source, neither runs now: the
+answer says it cannot wait.
 """
 
 from __future__ import annotations
@@ -27,7 +30,15 @@ from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.origin import Origin
 from mnemolis.plan import Conditional, Part, Plan, Step
 from mnemolis.sentences import as_sentence, clause
-from mnemolis.sources.base import Evaluation, PartAnswer, Request, Source, Status, Truth
+from mnemolis.sources.base import (
+    Evaluation,
+    KeepsForLater,
+    PartAnswer,
+    Request,
+    Source,
+    Status,
+    Truth,
+)
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +123,8 @@ class Executor:
         self.sources = dict(sources)
         self.settings = settings
         self.replies = settings.replies
+        #: where parts meant for later go (the timers source), if it runs
+        self.keeper = next((s for s in self.sources.values() if isinstance(s, KeepsForLater)), None)
 
     # ------------------------------------------------------------------ entry points
 
@@ -127,11 +140,16 @@ class Executor:
         )
 
     async def carry_out(
-        self, parts: Sequence[Part], session: str = "default", origin: Origin | None = None
+        self,
+        parts: Sequence[Part],
+        session: str = "default",
+        origin: Origin | None = None,
+        confirmed: bool = True,
     ) -> list[StepResult]:
-        """Parts the person confirmed with a yes: each source is called with confirmed=True."""
+        """Parts the person confirmed with a yes (each source is called with confirmed=True),
+        or, ``confirmed=False``, parts that came due without one (a plan)."""
         origin = origin or Origin(session=session)
-        turn = Turn(Budget.of(self.settings.deadline_s), session, confirmed=True, origin=origin)
+        turn = Turn(Budget.of(self.settings.deadline_s), session, confirmed, origin=origin)
         return await self._in_order([self._job(part, turn) for part in parts], parts, turn)
 
     # ------------------------------------------------------------------ scheduling
@@ -204,6 +222,10 @@ class Executor:
     async def _answer(self, part: Part, turn: Turn) -> PartAnswer:
         if not part.in_scope:
             return self._out_of_scope(part)
+        if part.schedule is not None and part.source != getattr(self.keeper, "name", None):
+            if self.keeper is None:  # never run now what was asked for later
+                return self._error(part, "cannot_wait")
+            part = self.keeper.keep(part)
         source = self.sources.get(part.source or "")
         if source is None:
             return self._error(part, "no_source")
@@ -280,6 +302,8 @@ class Executor:
         cond = step.condition
         everything = [*step.then, *step.otherwise]
         requested = self._joined([p.text for p in everything])
+        if step.is_future and cond.in_scope and self.keeper is not None:
+            return await self._kept(step, turn)
         if step.is_future or not cond.in_scope:
             key = "condition.future" if step.is_future else "condition.cannot_check"
             text = as_sentence(self.replies.say(key, asked=cond.text, request=requested))
@@ -319,6 +343,20 @@ class Executor:
         every = [*results, *self._not_run(step, branch, skip=chosen)]
         every.sort(key=lambda r: next(i for i, p in enumerate(everything) if p is r.part))
         return StepResult(text, [head, *every])
+
+    async def _kept(self, step: Conditional, turn: Turn) -> StepResult:
+        """A ``when`` conditional, handed to the keeper to wait for: its answer (set, or
+        a question for a yes) stands for the step; the branch waits."""
+        assert self.keeper is not None
+        kept = self.keeper.keep(step)
+        answer = await self._answer(kept, turn)
+        head = PartResult(kept, answer, Role.CONDITION, "none")
+        later = []
+        for part in step.then:
+            text = self.replies.say("condition.later", request=part.text, asked=step.condition.text)
+            waits = PartAnswer(as_sentence(text), Status.OK, part.source, {"ran": False})
+            later.append(PartResult(part, waits, Role.THEN, "none", ran=False))
+        return StepResult(answer.text, [head, *later, *self._not_run(step, "none", step.then)])
 
     def _taken(self, cond: Part, said: str, results: list[PartResult]) -> str:
         """ "the back door is unlocked, so I locked it", then whatever did not go to plan."""

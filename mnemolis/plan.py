@@ -14,6 +14,46 @@ SlotValue = Any
 
 
 @dataclass
+class When:
+    """A time a request names, as spoken: after a duration ("in 5 minutes") or at a
+    clock time on a day ("at 11 pm", "at 6:30 tomorrow"). Understanding cannot know
+    the time now; the timers source turns this into an instant in the clock's zone."""
+
+    after_s: float | None = None  # "in 5 minutes": 300
+    hour: int | None = None  # 0-23
+    minute: int = 0
+    am_or_pm: bool = False  # "at 7": 7:00 or 19:00, whichever comes first
+    day: str | None = None  # the day slot's value: "tomorrow", "monday" ...
+    text: str = ""  # the words that said it
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.after_s is not None:
+            out["after_s"] = self.after_s
+        if self.hour is not None:
+            out["hour"], out["minute"] = self.hour, self.minute
+        if self.am_or_pm:
+            out["am_or_pm"] = True
+        if self.day is not None:
+            out["day"] = self.day
+        out["text"] = self.text
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> When:
+        after, hour = data.get("after_s"), data.get("hour")
+        day = data.get("day")
+        return cls(
+            after_s=float(after) if isinstance(after, int | float) else None,
+            hour=int(hour) if isinstance(hour, int) else None,
+            minute=int(data.get("minute") or 0),
+            am_or_pm=bool(data.get("am_or_pm", False)),
+            day=str(day) if day is not None else None,
+            text=str(data.get("text") or ""),
+        )
+
+
+@dataclass
 class Part:
     """One routed request: "turn off the kitchen light"."""
 
@@ -23,13 +63,14 @@ class Part:
     slots: dict[str, SlotValue] = field(default_factory=dict)
     confidence: float = 0.0
     provenance: dict[str, Any] = field(default_factory=dict)
+    schedule: When | None = None  # "... in 5 minutes": run it then, not now
 
     @property
     def in_scope(self) -> bool:
         return self.intent is not None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text,
             "intent": self.intent,
             "source": self.source,
@@ -37,6 +78,9 @@ class Part:
             "confidence": round(self.confidence, 3),
             "provenance": dict(self.provenance),
         }
+        if self.schedule is not None:
+            out["schedule"] = self.schedule.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Part:
@@ -47,6 +91,7 @@ class Part:
             slots=dict(data.get("slots") or {}),
             confidence=float(data.get("confidence", 0.0)),
             provenance=dict(data.get("provenance") or {}),
+            schedule=When.from_dict(data["schedule"]) if data.get("schedule") else None,
         )
 
 

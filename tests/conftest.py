@@ -7,6 +7,7 @@ Fixtures that start real services live in their own modules
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ from mnemolis.understand import Understander
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# what sources keep (timers, lists) goes to a scratch folder, never the home directory
+_STATE = tempfile.TemporaryDirectory(prefix="mnemolis-state-")
+os.environ["MNEMOLIS_STATE"] = _STATE.name
 
 settings.register_profile("default", max_examples=150)
 settings.register_profile("thorough", max_examples=3000)

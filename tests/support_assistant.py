@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 
+from mnemolis.announce import Announcer
 from mnemolis.answer import Answer
 from mnemolis.assistant import Assistant
 from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Announce, Simulator
-from mnemolis.sources.base import Status
+from mnemolis.sources.base import Source, Status
 from mnemolis.sources.clock.source import ClockSource
 from mnemolis.sources.kiwix.source import KiwixSource
 from mnemolis.sources.mqtt.source import MqttSource
@@ -126,12 +127,15 @@ async def running_assistant(
     instant: Any = WEDNESDAY_MORNING,
     settings: AssistantSettings | None = None,
     own_understander: bool = False,
+    more: Callable[[MqttSource, Announcer], list[Source]] | None = None,
     **mqtt_timeouts: float,
 ) -> AsyncIterator[House]:
     """The default home, simulated, and an assistant over all four real sources.
 
     Devices announced by discovery change the registry, so those tests (and
-    ``own_understander``) get an understander of their own, with the ZIM's titles."""
+    ``own_understander``) get an understander of their own, with the ZIM's titles.
+    ``more`` adds sources (the timers source), given the MQTT source and the
+    assistant's announcer."""
     fresh = own_understander or announce != "none"
     understander = None if fresh else shared_understander(config)
     registry = registry_from_config(config) if understander is None else understander.registry
@@ -142,14 +146,17 @@ async def running_assistant(
     kiwix = KiwixSource(kiwix_config(config, books=[{"path": str(zim)}]), environ={})
     weather = make_source(config, weather_url, cache_dir, clock, mqtt.read_sensor)
     turns = TurnClock()
+    announcer = Announcer()
+    extra = more(mqtt, announcer) if more is not None else []
     assistant = await Assistant.start(
         config,
-        sources=[mqtt, kiwix, weather, ClockSource(config, now=clock)],
+        sources=[mqtt, kiwix, weather, ClockSource(config, now=clock), *extra],
         registry=registry,
         settings=settings,
         one_shot=True,
         clock=turns,
         understander=understander,
+        announcer=announcer,
     )
     try:
         yield House(assistant, simulator, broker, clock, turns)

@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Iterable, Iterator
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from mnemolis.config import Config
+from mnemolis.config.intents import IntentSpec
 from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto, free_port
-from mnemolis.demo.simulator import Announce, Simulator
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.demo.simulator import Announce, Simulator, zigbee2mqtt_device
+from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.mqtt.settings import MqttSettings, Timeouts, load_mqtt_settings
@@ -98,6 +104,92 @@ def part_for(config: Config, intent: str, **slots: Any) -> Part:
     return Part(text=slots.pop("text", intent), intent=intent, source=spec.source, slots=slots)
 
 
+def with_actions(config: Config) -> Config:
+    """The config with an intent ``act.<action>`` for every device action, so a test can
+    drive an action the shipped intents do not phrase yet (understanding's part)."""
+    intents = dict(config.intents)
+    for action in sorted({a for actions in TYPE_ACTIONS.values() for a in actions}):
+        intents.setdefault(f"act.{action}", IntentSpec(f"act.{action}", "mqtt", [], action=action))
+    return dataclasses.replace(config, intents=intents)
+
+
+def part_acting(config: Config, action: str, **slots: Any) -> Part:
+    """A part carrying out ``action`` (the config must come from `with_actions`)."""
+    return part_for(config, f"act.{action}", **slots)
+
+
+@dataclass(frozen=True)
+class Published:
+    """One message as a subscriber with retain-as-published saw it."""
+
+    topic: str
+    payload: bytes
+    qos: int
+    retain: bool
+
+
+class Capture:
+    """An MQTT 5 client that records everything published (``#``, QoS 2, retain as
+    published), so a test sees the exact topic, payload bytes, QoS and retain flag."""
+
+    def __init__(self, broker: Address, topics: str = "#") -> None:
+        self.messages: list[Published] = []
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self.client = mqtt.Client(
+            callback_api_version=CallbackAPIVersion.VERSION2,
+            client_id=f"capture-{time.monotonic_ns() % 10**9}",
+            protocol=mqtt.MQTTv5,
+        )
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *_a: self._ready.set()
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        options = SubscribeOptions(qos=2, retainAsPublished=True)
+        self.client.subscribe(topics, options=options)
+        if not self._ready.wait(5.0):
+            raise TimeoutError("the capture client did not subscribe")
+
+    def _on_message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            self.messages.append(
+                Published(msg.topic, bytes(msg.payload), msg.qos, bool(msg.retain))
+            )
+
+    def since(self, mark: int, prefix: str = "") -> list[Published]:
+        with self._lock:
+            return [m for m in self.messages[mark:] if m.topic.startswith(prefix)]
+
+    def mark(self) -> int:
+        with self._lock:
+            return len(self.messages)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@asynccontextmanager
+async def publisher(broker: Address) -> AsyncIterator[Callable[..., Awaitable[None]]]:
+    """An async ``publish(topic, payload, retain=False)`` on its own paho client (QoS 1)."""
+    client = mqtt.Client(
+        callback_api_version=CallbackAPIVersion.VERSION2,
+        client_id=f"publisher-{time.monotonic_ns() % 10**9}",
+    )
+    await asyncio.to_thread(client.connect, broker.host, broker.port)
+    client.loop_start()
+
+    async def publish(topic: str, payload: str | bytes, retain: bool = False) -> None:
+        info = client.publish(topic, payload, qos=1, retain=retain)
+        await asyncio.to_thread(info.wait_for_publish, 5.0)
+
+    try:
+        yield publish
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
 @dataclass
 class Home:
     """A broker, simulated devices and a started MQTT source on one registry."""
@@ -147,13 +239,50 @@ async def running_home(
             await asyncio.to_thread(simulator.stop)
 
 
+async def eventually(check: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Wait until ``check()`` holds; fail the test when it does not in time."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition did not become true in time")
+        await asyncio.sleep(0.01)
+
+
+def with_device(config: Config, name: str, **changes: Any) -> Config:
+    """The config with one YAML device changed (allow, confirm, topics ...)."""
+    devices = [dataclasses.replace(d, **changes) if d.name == name else d for d in config.devices]
+    return dataclasses.replace(config, devices=devices)
+
+
+def z2m_home() -> list[Device]:
+    """One device of each kind, as zigbee2mqtt's bridge announces them."""
+    return [
+        zigbee2mqtt_device("study lamp", "light", features=["brightness", "color"], room="study"),
+        zigbee2mqtt_device("shed lock", "lock"),
+        zigbee2mqtt_device("kettle", "switch"),
+        zigbee2mqtt_device("attic window", "cover"),
+        zigbee2mqtt_device("bedroom radiator", "climate"),
+        zigbee2mqtt_device("bathroom fan", "fan"),
+        zigbee2mqtt_device("cellar temperature", "sensor", device_class="temperature", unit="°C"),
+        zigbee2mqtt_device("porch motion", "binary_sensor", device_class="motion"),
+    ]
+
+
 __all__ = [
+    "Capture",
     "Home",
     "Nowhere",
+    "Published",
     "broker",
+    "eventually",
+    "part_acting",
     "part_for",
+    "publisher",
     "require_mosquitto",
     "running_home",
     "settings_for",
+    "with_actions",
+    "with_device",
     "without_yaml_devices",
+    "z2m_home",
 ]

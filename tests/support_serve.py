@@ -76,6 +76,7 @@ class ServeHome:
             MNEMOLIS_GEOCODING_URL=self.open_meteo.url,
             MNEMOLIS_WEATHER_CACHE=str(cache / "weather"),
             MNEMOLIS_CACHE=str(cache),
+            MNEMOLIS_STATE=str(cache / "state"),
             PYTHONUNBUFFERED="1",
         )
         return env

@@ -361,7 +361,7 @@ def test_the_three_formats_read_into_rows(tmp_path: Path, config: Config, hwu_fi
     hwu = read_dataset(hwu_file, config)
     assert hwu.format == "hwu64" and len(hwu.rows) == len(HWU_ROWS)
     assert [(p.label, p.source) for p in hwu.rows[0].parts] == [("iot_hue_lightoff", "mqtt")]
-    assert hwu.rows[1].parts[0].source is None and hwu.rows[1].fold == 1
+    assert hwu.rows[1].parts[0].source == "timers" and hwu.rows[1].fold == 1
     mix = write_jsonl(
         tmp_path / "mix.jsonl",
         [
@@ -386,8 +386,12 @@ def test_the_three_formats_read_into_rows(tmp_path: Path, config: Config, hwu_fi
         ("lock the front door", "mqtt", "device.lock"),
         ("it is unlocked", "mqtt", "device.state"),
     ]
-    alarm = by_text["remind me to water the plants at six"].parts[0]
-    assert (alarm.source, alarm.source_known, alarm.intent) == (None, True, "decline.alarm")
+    reminder = by_text["remind me to water the plants at six"].parts[0]
+    assert (reminder.source, reminder.source_known, reminder.intent) == (
+        "timers",
+        True,
+        "reminder.set",
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,10 @@
-"""The wire format of commands and states, per device style (pure, no broker)."""
+"""The wire format of commands and states, per device style (pure, no broker).
+
+YAML devices with ``schema: default`` are driven as the equivalent Home
+Assistant MQTT config would be (so a brightness is followed by the "on"
+payload, Home Assistant's ``on_command_type: last``); ``schema: json`` is
+zigbee2mqtt's JSON style.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,9 @@ from typing import Any
 import pytest
 
 from mnemolis.devices import Device
-from mnemolis.sources.mqtt import codec
-from mnemolis.sources.mqtt import templates as tpl
-from mnemolis.sources.mqtt.codec import Color
+from mnemolis.sources.mqtt import availability, codec
+from mnemolis.sources.mqtt.truth import state_matches
+from mnemolis.sources.mqtt.wire import Act, Color, Unsupported
 
 BLUE = Color("blue", (0, 0, 255))
 WARM = Color("warm white", (255, 197, 143), 370)
@@ -52,7 +58,7 @@ DEVICES: dict[str, Device] = {
     "plain fan": dev("fan", "default"),
     "plain lock": dev("lock", "default"),
     "template lock": dev(
-        "lock", "default", extra={"command_templates": {"command": '{"state": "{{ value }}"}'}}
+        "lock", "default", payloads={"command_template": '{"state": "{{ value }}"}'}
     ),
     "z2m lock": dev("lock", payloads={"lock": "LOCK", "unlock": "UNLOCK"}),
     "plain cover": dev("cover", "default"),
@@ -75,6 +81,20 @@ DEVICES: dict[str, Device] = {
     "sensor": dev("sensor", topics={"state": "t/state"}, device_class="temperature"),
 }
 
+
+def act(action: str, value: Any = None) -> Act:
+    """The act a row means: a number is the action's value, a Color a colour."""
+    if isinstance(value, Color):
+        return Act(action, color=value)
+    field = {
+        "set_brightness": "brightness",
+        "set_temperature": "temperature",
+        "set_position": "position",
+        "set_percentage": "percentage",
+    }.get(action)
+    return Act(action, **({field: value} if field and value is not None else {}))
+
+
 ENCODE = [
     ("json light", "turn_on", None, [("t/set", '{"state": "ON"}')]),
     ("json light", "turn_off", None, [("t/set", '{"state": "OFF"}')]),
@@ -88,8 +108,8 @@ ENCODE = [
     ),
     ("plain light", "turn_on", None, [("t/set", "1")]),
     ("plain light", "turn_off", None, [("t/set", "0")]),
-    ("plain light", "set_brightness", 50.0, [("t/bri/set", "128")]),
-    ("plain light", "set_color", BLUE, [("t/rgb/set", "0,0,255")]),
+    ("plain light", "set_brightness", 50.0, [("t/bri/set", "128"), ("t/set", "1")]),
+    ("plain light", "set_color", BLUE, [("t/rgb/set", "0,0,255"), ("t/set", "1")]),
     ("xy light", "set_brightness", 100.0, [("t/set", '{"state": "ON", "brightness": 254}')]),
     (
         "xy light",
@@ -98,7 +118,7 @@ ENCODE = [
         [("t/set", '{"state": "ON", "color": {"x": 0.15, "y": 0.06}}')],
     ),
     ("xy light", "set_color", WARM, [("t/set", '{"state": "ON", "color_temp": 370}')]),
-    ("hs light", "set_color", BLUE, [("t/hs/set", "240.0,100.0")]),
+    ("hs light", "set_color", BLUE, [("t/hs/set", "240.0,100.0"), ("t/set", "ON")]),
     ("json switch", "start", None, [("t/set", '{"state": "ON"}')]),
     ("json switch", "stop", None, [("t/set", '{"state": "OFF"}')]),
     ("plain fan", "turn_on", None, [("t/set", "ON")]),
@@ -125,11 +145,12 @@ ENCODE = [
 
 @pytest.mark.parametrize(("name", "action", "value", "expected"), ENCODE)
 def test_encode(name: str, action: str, value: Any, expected: list[tuple[str, str]]) -> None:
-    commands = codec.encode(DEVICES[name], action, value)
-    assert [(c.topic, c.payload) for c in commands] == expected
+    commands = codec.encode(DEVICES[name], act(action, value))
+    assert [(c.topic, c.text) for c in commands] == expected
+    assert {(c.qos, c.retain) for c in commands} == {(1, False)}  # Mnemolis's YAML default
     for command in commands:
-        if command.payload.startswith("{"):
-            json.loads(command.payload)
+        if command.text.startswith("{"):
+            json.loads(command.text)
 
 
 @pytest.mark.parametrize(
@@ -140,20 +161,19 @@ def test_encode(name: str, action: str, value: Any, expected: list[tuple[str, st
         ("json cover", "stop", None, "no_stop"),
         ("power climate", "set_temperature", 20.0, "no_temperature_command"),
         ("json light", "lock", None, "cannot"),
-        ("sensor", "turn_on", None, "cannot"),
         ("json vacuum", "open", None, "cannot"),
     ],
 )
 def test_encode_refuses(name: str, action: str, value: Any, reason: str) -> None:
-    with pytest.raises(codec.Unsupported) as caught:
-        codec.encode(DEVICES[name], action, value)
+    with pytest.raises(Unsupported) as caught:
+        codec.encode(DEVICES[name], act(action, value))
     assert caught.value.reason == reason
 
 
 def test_encode_without_a_command_topic() -> None:
-    device = dev("switch", "default", topics={"state": "t/state"})
-    with pytest.raises(codec.Unsupported) as caught:
-        codec.encode(device, "turn_on")
+    device = dev("switch", "json", topics={"state": "t/state"})
+    with pytest.raises(Unsupported) as caught:
+        codec.encode(device, Act("turn_on"))
     assert caught.value.reason == "no_command_topic"
 
 
@@ -162,13 +182,24 @@ DECODE = [
         "json light",
         "state",
         b'{"state": "ON", "brightness": 127}',
-        {"state": "on", "brightness": 50},
+        {"state": "on", "brightness": 50, "brightness_level": 127},
     ),
     ("json light", "state", b'{"state": "off"}', {"state": "off"}),
     ("plain light", "state", b"1", {"state": "on"}),
     ("plain light", "state", b"0", {"state": "off"}),
-    ("plain light", "brightness_state", b"255", {"brightness": 100}),
-    ("plain light", "rgb_state", b"0,0,255", {"color": {"r": 0, "g": 0, "b": 255}}),
+    ("plain light", "brightness_state", b"255", {"brightness": 100, "brightness_level": 255}),
+    (
+        "plain light",
+        "rgb_state",
+        b"0,0,255",
+        {
+            "color": {"r": 0, "g": 0, "b": 255},
+            "color_mode": "rgb",
+            "rgb_color": [0, 0, 255],
+            "brightness": 100,
+            "brightness_level": 255,
+        },
+    ),
     ("z2m lock", "state", b'{"state": "LOCK", "lock_state": "locked"}', {"state": "locked"}),
     ("z2m lock", "state", b'{"state": "UNLOCK"}', {"state": "unlocked"}),
     ("plain lock", "state", b"JAMMED", {"state": "jammed"}),
@@ -184,7 +215,7 @@ DECODE = [
         "json vacuum",
         "state",
         b'{"state": "docked", "battery": 90}',
-        {"state": "docked"},
+        {"state": "docked", "battery": 90.0},
     ),
     ("plain vacuum", "state", b'{"state": "cleaning"}', {"state": "cleaning"}),
     (
@@ -193,7 +224,7 @@ DECODE = [
         b'{"system_mode": "off", "occupied_heating_setpoint": 21, "current_temperature": 19.5}',
         {"mode": "off", "state": "off", "target_temperature": 21.0, "current_temperature": 19.5},
     ),
-    ("plain climate", "mode_state", b"heat", {"mode": "heat", "state": "on"}),
+    ("plain climate", "mode_state", b"cool", {"mode": "cool", "state": "on", "last_mode": "cool"}),
     ("plain climate", "temperature_state", b"21.5", {"target_temperature": 21.5}),
     ("sensor", "state", b'{"temperature": 22}', {"value": 22.0}),
     ("sensor", "state", b"22.5", {"value": 22.5}),
@@ -206,7 +237,12 @@ def test_decode(name: str, role: str, payload: bytes, expected: dict[str, Any]) 
 
 
 def test_decode_with_value_template_and_device_timestamp() -> None:
-    sensor = dev("sensor", "default", extra={"value_templates": {"state": ["env", "t"]}})
+    sensor = dev(
+        "sensor",
+        "default",
+        topics={"state": "t/state"},
+        payloads={"value_template": "{{ value_json.env.t }}"},
+    )
     assert codec.decode(sensor, "state", b'{"env": {"t": "21.5"}}').values == {"value": 21.5}
     pir = dev("binary_sensor", payloads={"keys": {"state": "occupancy"}, "state_on": True})
     reading = codec.decode(
@@ -236,19 +272,25 @@ def test_decode_malformed_raises_value_error(name: str, role: str, payload: byte
 @pytest.mark.parametrize(
     ("spec", "payload", "expected"),
     [
-        ({"topic": "a"}, b"online", True),
-        ({"topic": "a"}, b'{"state": "offline"}', False),
-        ({"topic": "a", "available": "up", "not_available": "down"}, b"down", False),
-        ({"topic": "a", "available": "up", "path": ["status"]}, b'{"status": "up"}', True),
-        ({"topic": "a"}, b"maybe", None),
+        (availability.Spec("a"), b"online", True),
+        (availability.Spec("a"), b'{"state": "offline"}', False),
+        (availability.Spec("a", "up", "down"), b"down", False),
+        (
+            availability.Spec("a", "up", template="{{ value_json.status }}"),
+            b'{"status": "up"}',
+            True,
+        ),
+        (availability.Spec("a"), b"maybe", None),
     ],
 )
-def test_decode_availability(spec: dict[str, Any], payload: bytes, expected: bool | None) -> None:
+def test_decode_availability(
+    spec: availability.Spec, payload: bytes, expected: bool | None
+) -> None:
     if expected is None:
         with pytest.raises(ValueError):
-            codec.decode_availability(spec, payload)
+            availability.decode(spec, payload)
     else:
-        assert codec.decode_availability(spec, payload) is expected
+        assert availability.decode(spec, payload) is expected
 
 
 EXPECT = [
@@ -274,7 +316,7 @@ EXPECT = [
 def test_expectation(
     name: str, action: str, value: Any, values: dict[str, Any], expected: bool
 ) -> None:
-    assert codec.expectation(DEVICES[name], action, value)(values) is expected
+    assert codec.expectation(DEVICES[name], act(action, value))(values) is expected
 
 
 MATCHES = [
@@ -295,33 +337,4 @@ MATCHES = [
 def test_state_matches(
     name: str, values: dict[str, Any], wanted: str, expected: bool | None
 ) -> None:
-    assert codec.state_matches(DEVICES[name], values, wanted) is expected
-
-
-@pytest.mark.parametrize(
-    ("template", "path"),
-    [
-        ("{{ value }}", ()),
-        ("{{value_json.temperature}}", ("temperature",)),
-        ("{{ value_json['ENERGY']['Power'] | float }}", ("ENERGY", "Power")),
-        ('{{ value_json["a"].b[0] }}', ("a", "b", 0)),
-    ],
-)
-def test_value_templates(template: str, path: tuple[Any, ...]) -> None:
-    assert tpl.parse_value_template(template) == path
-
-
-@pytest.mark.parametrize(
-    "template",
-    ["{% if value %}1{% endif %}", "{{ value_json.a + 1 }}", "{{ states('sensor.x') }}", "plain"],
-)
-def test_unsupported_value_templates(template: str) -> None:
-    with pytest.raises(tpl.UnsupportedTemplate):
-        tpl.parse_value_template(template)
-
-
-def test_command_templates_only_substitute_value() -> None:
-    template = tpl.check_command_template('{"state": "{{ value }}"}')
-    assert tpl.render_command(template, "LOCK") == '{"state": "LOCK"}'
-    with pytest.raises(tpl.UnsupportedTemplate):
-        tpl.check_command_template("{{ red }},{{ green }}")
+    assert state_matches(DEVICES[name], values, wanted) is expected

@@ -387,7 +387,7 @@ ROWS: list[tuple[str, list[P | C]]] = [
     ("play the radio", [P(None)]),
     ("what's on my calendar", [P(None)]),
     ("when is my next meeting", [P(None)]),
-    ("set an alarm for seven am", [P(None)]),
+    ("order a taxi to the airport", [P(None)]),
     ("order a pizza", [P(None)]),
     ("tell me a joke", [P(None)]),
     ("blorp fizzle wug", [P(None)]),

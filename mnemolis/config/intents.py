@@ -23,7 +23,9 @@ from mnemolis.sources import registry as source_registry
 if TYPE_CHECKING:
     from mnemolis.config.routines import Step
 
-SLOT_TYPES = ("list", "number", "device", "room", "place", "topic")
+#: How each type is filled: `understand/slots.py`; duration, time and text by
+#: `understand/schedule.py` (seconds, a `When`, the words no phrase explains).
+SLOT_TYPES = ("list", "number", "device", "room", "place", "topic", "duration", "time", "text")
 #: The source of an intent with `do:` or `say:` and no source of its own.
 ROUTINES_SOURCE = "routines"
 EXTERNAL_SOURCE = "external"

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from mnemolis.announce import Announcement, Announcer
-from mnemolis.serve.http_events import EventStreams, is_lifecycle
+from mnemolis.serve.http_events import EventStreams
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class Router:
         if speaker is not None and self._try(speaker.speak, announcement):
             self.delivered += 1
             return
-        if is_lifecycle(announcement):
+        if not announcement.spoken:  # a silent notice has nowhere else to go
             return
         spoken = [self._try(s.speak_in_area, announcement) for s in self.areas]
         if any(spoken):

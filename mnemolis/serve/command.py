@@ -159,7 +159,7 @@ def front_ends(
                 settings.limits,
                 settings.token,
                 announce,
-                (*hermes_topics, settings.hermes.say_topic),
+                (*hermes_topics, settings.hermes.say_topic, settings.mqtt_api.say_topic),
             )
             router.add(FRONT_END, mqtt_api)
             router.add_area(mqtt_api)

@@ -48,6 +48,7 @@ LOGGED_QUERY_CHARS = 200
 #: Sessions whose last confirmation scope is remembered.
 MAX_SCOPES = 4096
 
+#: Builds an assistant from a configuration, its sources speaking into the announcer.
 Starter = Callable[[Config, Announcer], Awaitable[Assistant]]
 
 
@@ -149,10 +150,11 @@ class Daemon:
         self.config_dir = config_dir
         self.settings = settings
         self.starter = starter
+        #: one hub across reloads: front-ends listen here, every generation's sources speak here
+        self.announcer = Announcer()
         self.draining = False
         self.started_at = time.monotonic()
         self.answered = 0
-        self.announcer = Announcer()  # one for every generation: what was scheduled is said
         self._scopes: OrderedDict[str, str] = OrderedDict()  # session -> scope of its last turn
         self._current: Generation | None = None
         self._in_flight = 0

@@ -32,16 +32,10 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_S = 15.0
 QUEUE = 100
-LIFECYCLE = frozenset({"started", "updated", "cancelled"})
-
-
-def is_lifecycle(announcement: Announcement) -> bool:
-    """A silent notice (for Wyoming timer events and monitors), not something to say."""
-    return announcement.data.get("event") in LIFECYCLE
 
 
 def sse_event(announcement: Announcement) -> bytes:
-    kind = "lifecycle" if is_lifecycle(announcement) else "announcement"
+    kind = "announcement" if announcement.spoken else "lifecycle"
     ident = dumps(announcement.id).strip('"').replace("\n", " ")
     return f"event: {kind}\nid: {ident}\ndata: {dumps(announcement.to_dict())}\n\n".encode()
 

@@ -16,8 +16,10 @@ no other request's "yes" unlocks what it asked for (a client that wants to
 answer "Do you want me to ...?" names a session or a response topic).
 
 Announcements of requests made here go out as JSON on ``say_topic``
-(``mnemolis/say``): ``{"text", "kind", "id", "session", "room"}``; so do
-those whose requester cannot be reached any other way (see `announcements`).
+(``mnemolis/say``): ``{"text", "kind", "id", "session", "room", "site",
+"front_end", "due_at", "late_s", "data"}``; so do those whose requester
+cannot be reached any other way (see `announcements`). The say topic is
+never a response topic.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ NAME = "mqtt-api"
 FRONT_END = "mqtt"
 DEFAULT_SESSION = "mqtt"
 MAX_TOPIC_BYTES = 256
+#: How long an announcement waits for the daemon's first connection to the broker.
+CONNECT_WAIT_S = 10.0
 #: Said with a question no one can answer: the request named no session or response topic.
 CANNOT_CONFIRM = (
     'To answer this question, ask again with a "session" (JSON) or an MQTT 5 response topic: '
@@ -121,22 +125,23 @@ class MqttApi:
 
     # ------------------------------------------------------------------ announcements
 
-    def say_payload(self, announcement: Announcement) -> bytes:
-        origin = announcement.origin
-        return to_json(
-            {
-                "text": announcement.text,
-                "kind": announcement.kind,
-                "id": announcement.id,
-                "session": origin.session,
-                "room": origin.room,
-            }
-        )
-
     def speak(self, announcement: Announcement) -> bool:
-        """An announcement of a request made on MQTT, on the say topic."""
-        self._spawn(self.link.publish(self.settings.say_topic, self.say_payload(announcement)))
+        """An announcement of a request made on MQTT, on the say topic: ``{"text", "kind",
+        "id", "session", "room", ...}`` (`Announcement.to_dict`)."""
+        self._spawn(self._say(to_json(announcement.to_dict())))
         return True
+
+    async def _say(self, payload: bytes) -> bool:
+        """Once the connection is up (a timer due at start-up rings before it is), then at
+        QoS 1; while the broker is away, paho keeps it and sends it on reconnection."""
+        waited = 0.0
+        while not self.link.connected and waited < CONNECT_WAIT_S:
+            await asyncio.sleep(0.05)
+            waited += 0.05
+        sent = await self.link.publish(self.settings.say_topic, payload)
+        if not sent:
+            log.warning("an announcement could not be published on %s", self.settings.say_topic)
+        return sent
 
     def speak_in_area(self, announcement: Announcement) -> bool:
         """Anyone's announcement that could not reach its requester, with its room."""

@@ -9,14 +9,14 @@ error status and a sentence that says what went wrong.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mnemolis.announce import Announcer
 from mnemolis.origin import Origin
-from mnemolis.plan import Part
+from mnemolis.plan import Part, Step
 
 if TYPE_CHECKING:
     from mnemolis.config import Config
@@ -143,6 +143,39 @@ class FillsRegistry(Protocol):
         """Wait until what the backend retained has arrived; a report of it."""
 
 
+@runtime_checkable
+class WatchesDevices(Protocol):
+    """A source that can say when the devices a part names change (the MQTT source),
+    so "tell me when the garage door opens" can wait for it instead of asking now."""
+
+    def watch(self, part: Part, changed: Callable[[], None]) -> Callable[[], None]:
+        """Call ``changed`` on the event loop after each state update of the devices
+        ``part`` names (the caller evaluates the part again); returns the way to stop."""
+
+
+#: How a keeper runs parts that came due: the parts (without their schedule), who
+#: asked, and whether the yes was given when they were set; what each source answered.
+RunParts = Callable[[Sequence[Part], Origin, bool], Awaitable[list[PartAnswer]]]
+
+
+@runtime_checkable
+class KeepsForLater(Protocol):
+    """A source that keeps requests for later (the timers source): an action with a
+    schedule ("in 5 minutes turn off the porch light") and a "when" conditional ("when
+    the garage door opens, turn on the porch light"). The executor hands such a step
+    over as a part of the keeper's own (`keep`), answered like any part (so a yes is
+    asked for when it is set), and the assistant says how to run parts when they come
+    due (`run_with`)."""
+
+    name: str
+
+    def keep(self, step: Step) -> Part:
+        """The part of this source that stands for ``step``; answering it keeps it."""
+
+    def run_with(self, runner: RunParts) -> None:
+        """How to run parts when they come due (the assistant's executor)."""
+
+
 class Level(enum.StrEnum):
     OK = "ok"
     WARNING = "warning"
@@ -176,6 +209,11 @@ class Diagnosable(Protocol):
 
     async def diagnose(self) -> list[Finding]:
         """Talk to the real backend; never raise."""
+
+
+#: ``SourceContext.extras`` key, True when the process answers one request and ends
+#: (`mnemolis ask`): a source that would speak later (timers) says it cannot.
+ANSWERS_ONCE = "answers_once"
 
 
 @dataclass

@@ -55,6 +55,9 @@ BUILTIN: tuple[SourceKind, ...] = (
     SourceKind("weather", "mnemolis.sources.weather:create", "weather.yaml", "Open-Meteo forecast"),
     SourceKind("clock", "mnemolis.sources.clock:create", "clock.yaml", "time and date"),
     SourceKind(
+        "timers", "mnemolis.sources.timers:create", "timers.yaml", "timers, alarms, reminders"
+    ),
+    SourceKind(
         "routines", "mnemolis.sources.routines:create", "routines.yaml", "routines and replies"
     ),
     SourceKind(

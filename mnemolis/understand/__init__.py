@@ -25,6 +25,7 @@ from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.names import NameIndex
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.route import Routed, Router
+from mnemolis.understand.schedule import TimedSlots, TimeReader
 from mnemolis.understand.slots import SlotExtractor
 from mnemolis.understand.text import TextPipeline
 from mnemolis.understand.trace import Trace
@@ -53,9 +54,11 @@ class Understander:
         self.text = TextPipeline(config.language)
         self.normalizer = Normalizer(config.language)
         self.intent_map = IntentMap(config, self.text)
-        self.names = NameIndex(config, self.text, self.registry, name_sources)
+        # times: "for an hour and a half" is one span, "at 11 pm" schedules an action
+        self.times = TimeReader(config)
+        self.names = NameIndex(config, self.text, self.registry, [self.times, *name_sources])
         self.analyzer = Analyzer(config, self.text, self.intent_map, self.names)
-        self.slots = SlotExtractor(config, self.names)
+        self.slots: SlotExtractor = TimedSlots(config, self.names, self.times)
         self.router = Router(config, self.slots)
         self.guards = Guards(config, self.names)
         self.decomposer = Decomposer(config, self.guards, self.router, self.text)
@@ -172,7 +175,7 @@ class Understander:
                 routed.append(None)
             else:
                 referent = bool(hint) or bool(context is not None and context.devices)
-                r = self.router.route(a, frag.start, frag.end, referent=referent)
+                r = self.times.route(self.router, a, frag.start, frag.end, referent=referent)
                 part = r.part
                 routed.append(r)
                 if trace:
@@ -192,6 +195,10 @@ class Understander:
         if trace:
             self._describe_route(cond_routed, trace, "if")
         report = a.cue_at("report", found.then[0])
+        if report is not None and report.end == found.then[1] and found.trigger == "when":
+            # "let me know when the garage door opens": a watch with nothing to do but tell
+            self._resolve(a, condition, *found.condition, context, None, trace)
+            return Conditional(condition=condition, trigger=found.trigger)
         if report is not None and report.end == found.then[1] and found.otherwise is None:
             # "if the back door is unlocked, let me know": that is the question itself
             question = self.router.route(a, *found.condition).part
@@ -260,8 +267,12 @@ class Understander:
         text = head + a.span_text(frag_s, frag_e) + tail
         inherited = [toks[i].text for i in kept if not toks[i].is_punct]
         sub = self.analyzer.analyze(text)
-        r = self.router.route(sub, 0, len(sub.tokens), referent=True)
+        r = self.times.route(self.router, sub, 0, len(sub.tokens), referent=True)
         part = r.part
+        # "in 5 minutes turn off the porch light and the hallway light", and "turn off the
+        # porch light and the hallway light in 5 minutes": one request, one time
+        part.schedule = part.schedule or root.part.schedule
+        root.part.schedule = root.part.schedule or part.schedule
         part.provenance["inherited"] = inherited
         part.provenance["from"] = root.part.text
         if trace:

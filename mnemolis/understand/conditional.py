@@ -76,11 +76,23 @@ class ConditionDetector:
         )
 
     def _is_verb(self, a: Analysis, i: int, end: int = 0) -> bool:
-        """A clause start that is not a function word: "lock", "turn", "play"."""
+        """A clause start that is not a function word: "lock", "turn", "play". A verb
+        that describes ("the garage door opens", "it turns on") or a word of a device's
+        name opens no request."""
         tok = a.tokens[i]
-        return tok.lower not in self.stop and (
-            tok.lower in self.clause_starts or tok.lemma in self.clause_starts
+        describes = tok.lower != tok.lemma and tok.lower == tok.lemma + "s"
+        named = any(h.start <= i < h.end for h in a.names if h.kind in ("device", "room"))
+        return (
+            tok.lower not in self.stop
+            and not describes
+            and not named  # "the robot vacuum is done": a name, not "vacuum!"
+            and (tok.lower in self.clause_starts or tok.lemma in self.clause_starts)
         )
+
+    def _reports(self, a: Analysis, s: int, e: int) -> bool:
+        """The range only asks to be told: "let me know", "tell me"."""
+        report = a.cue_at("report", s)
+        return report is not None and report.end == e
 
     def _opens_request(self, a: Analysis, i: int, end: int) -> bool:
         if self._is_verb(a, i):
@@ -189,7 +201,7 @@ class ConditionDetector:
                 continue  # "... and if ...": a new clause, decomposition splits it first
             trigger = self.leads.get(cue.phrase, "if")
             then = self._trim(a, start, cue.start)
-            if trigger == "when" and not self._acts(a, *then):
+            if trigger == "when" and not (self._acts(a, *then) or self._reports(a, *then)):
                 continue  # "the weather in mexico when i go there": a time, not a trigger
             otherwise = self._else(a, cue.end, end)
             cond = self._trim(a, cue.end, otherwise.start if otherwise else end)

@@ -1,4 +1,5 @@
-"""`mnemolis doctor` for the MQTT source: the broker reachable, every device heard from."""
+"""`mnemolis doctor` for the MQTT source: the broker reachable, every device heard from,
+and how many announced configs were refused (and why, for the first few)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,27 @@ from typing import TYPE_CHECKING
 from mnemolis.sources.base import Finding, Level, some_names
 
 if TYPE_CHECKING:
-    from mnemolis.sources.mqtt.source import MqttSource
+    from mnemolis.sources.mqtt.source import DiscoveryReport, MqttSource
 
 
-async def diagnose(mqtt: MqttSource) -> Finding:
+async def diagnose(mqtt: MqttSource) -> list[Finding]:
     report = mqtt.last_report or await mqtt.wait_for_devices()
+    findings = [_broker(mqtt, report)]
+    refused = mqtt.refusals()
+    if refused:
+        shown = "; ".join(f"{r.name or r.key}: {r.reason}" for r in refused[:3])
+        findings.append(
+            Finding(
+                "mqtt",
+                Level.WARNING,
+                f"{len(refused)} announced configs refused ({shown})",
+                "`mnemolis devices` lists each with its reason; fix the device's discovery config",
+            )
+        )
+    return findings
+
+
+def _broker(mqtt: MqttSource, report: DiscoveryReport) -> Finding:
     address = mqtt.settings.broker.address
     if not report.connected:
         reason = mqtt.link.last_error or "no answer"
@@ -23,6 +40,7 @@ async def diagnose(mqtt: MqttSource) -> Finding:
             "(or MNEMOLIS_MQTT_URL=mqtt://host:port)",
         )
     devices = sorted(mqtt.registry.devices(), key=lambda d: d.name)
+    devices = [d for d in devices if d.refused is None]
     states = {d.name: mqtt.state_of(d.id) for d in devices}
     silent = [name for name, state in states.items() if state is None or not state.values]
     offline = [name for name, s in states.items() if s is not None and s.available is False]

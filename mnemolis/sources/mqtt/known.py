@@ -3,10 +3,18 @@
 Discovery messages arrive one by one on paho's thread, often hundreds at
 once; each is staged here and the registry is updated in one batch, so
 understanding recompiles its name index once per burst instead of once per
-device. The owner's YAML wins: a discovered device with the name (or id) of
-a YAML device that has its own topics is ignored; if the YAML device has no
-topics, it takes them from discovery and keeps its names, room and safety
-settings.
+device. The rules, in order:
+
+* the owner's YAML wins: a discovered device with the name (or id) of a
+  YAML device that has its own topics is ignored; a YAML device without
+  topics takes them from discovery and keeps its names, room and safety;
+* a ``unique_id`` belongs to the first config that announced it; another
+  config with the same one is refused, as Home Assistant refuses it;
+* one physical device announced twice (zigbee2mqtt's bridge list and its
+  Home Assistant discovery) is kept once, as Home Assistant describes it;
+* a refused config is kept as a `Refusal`; when it had a name, a device of
+  that name with its reason joins the registry, so "turn on the garden
+  pump" is understood and answered with what was wrong.
 """
 
 from __future__ import annotations
@@ -15,9 +23,11 @@ import logging
 import threading
 from dataclasses import dataclass, field, replace
 
-from mnemolis.devices import Device, DeviceRegistry
-from mnemolis.sources.mqtt.codec import COMMAND_ROLES, availability_specs
-from mnemolis.sources.mqtt.discovery import Discovered
+import paho.mqtt.client as mqtt
+
+from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry, slugify
+from mnemolis.sources.mqtt import availability, codec
+from mnemolis.sources.mqtt.discovery.common import Discovered, Refusal, has_wildcard
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +60,19 @@ def _overlay(owner: Device, found: Device) -> Device:
         payloads={**found.payloads, **owner.payloads},
         schema=found.schema,
         extra=dict(found.extra),
+        config=dict(found.config),
+        caps=replace(found.caps),
         features=owner.features or list(found.features),
         unit=owner.unit or found.unit,
         device_class=owner.device_class or found.device_class,
         room=owner.room or found.room,
         origin=found.origin,
     )
+
+
+def _state_topic(device: Device) -> str | None:
+    topic = device.topics.get("state")
+    return topic if isinstance(topic, str) else None
 
 
 class KnownDevices:
@@ -66,9 +83,11 @@ class KnownDevices:
         self.yaml = {d.id: d for d in yaml_devices}
         self.limit = limit
         self._lock = threading.Lock()
-        self._staged: dict[str, list[Device]] = {}
+        self._staged: dict[str, Discovered] = {}
         self._discovered: dict[str, list[Device]] = {}
+        self._refused: dict[str, list[Refusal]] = {}
         self._applied: dict[str, Device] = {}
+        self._duplicates: list[Refusal] = []
         self._warned: set[str] = set()
 
     @property
@@ -79,22 +98,37 @@ class KnownDevices:
     def stage(self, found: Discovered) -> None:
         """Remember what one config announced (thread-safe); `flush` applies it."""
         with self._lock:
-            self._staged[found.key] = list(found.devices)
+            self._staged[found.key] = found
 
     def discovered_count(self) -> int:
         with self._lock:
             return sum(len(v) for v in self._discovered.values())
 
+    def refusals(self) -> list[Refusal]:
+        """Every config refused now, with its reason (duplicates included)."""
+        with self._lock:
+            listed = [r for items in self._refused.values() for r in items]
+            return listed + list(self._duplicates)
+
+    def refusal_for(self, name: str) -> Refusal | None:
+        key = " ".join(name.lower().split())
+        return next((r for r in self.refusals() if r.name == key), None)
+
     def flush(self) -> FlushReport:
         """Apply every staged change to the registry at once."""
         with self._lock:
             staged, self._staged = self._staged, {}
-            for key, devices in staged.items():
-                if devices:
-                    self._discovered[key] = devices
+            for key, found in staged.items():
+                for stale in [k for k in self._refused if k == key or k.startswith(key + "#")]:
+                    del self._refused[stale]
+                if found.devices:
+                    self._discovered[key] = list(found.devices)
                 else:
                     self._discovered.pop(key, None)
-            discovered = [d for devices in self._discovered.values() for d in devices]
+                for refusal in found.refused:
+                    self._refused.setdefault(refusal.key, []).append(refusal)
+            keyed = [(k, d) for k, devices in self._discovered.items() for d in devices]
+        discovered = self._unique(keyed)
         desired = self._merge(discovered)
         report = FlushReport()
         for device_id, device in desired.items():
@@ -109,6 +143,40 @@ class KnownDevices:
             self.registry.update(upserts, report.removed)
         self._applied = desired
         return report
+
+    def _unique(self, keyed: list[tuple[str, Device]]) -> list[Device]:
+        """First come keeps a unique_id; a bridge device HA discovery also described goes."""
+        owners: dict[str, str] = {}
+        duplicates: list[Refusal] = []
+        kept: list[Device] = []
+        for key, device in keyed:
+            unique = device.extra.get("unique_id")
+            if isinstance(unique, str):
+                owner = owners.setdefault(f"{device.type}:{unique}", key)
+                if owner != key:
+                    duplicates.append(
+                        Refusal(
+                            key,
+                            f"unique_id {unique!r} is already used by {owner}",
+                            device.name,
+                            device.type,
+                        )
+                    )
+                    continue
+            kept.append(device)
+        described = {
+            (d.type, topic)
+            for d in kept
+            if d.origin == "homeassistant" and (topic := _state_topic(d)) is not None
+        }
+        kept = [
+            d
+            for d in kept
+            if not (d.origin == "zigbee2mqtt" and (d.type, _state_topic(d)) in described)
+        ]
+        with self._lock:
+            self._duplicates = duplicates
+        return kept
 
     def _merge(self, discovered: list[Device]) -> dict[str, Device]:
         by_name: dict[str, Device] = {}
@@ -133,6 +201,18 @@ class KnownDevices:
             desired[found.id] = found
         for owner in self.yaml.values():
             desired[owner.id] = overlays.get(owner.id, owner)
+        names = {n for d in desired.values() for n in d.names}
+        for refusal in self.refusals():
+            if refusal.name and refusal.type in TYPE_ACTIONS and refusal.name not in names:
+                names.add(refusal.name)
+                stand_in = Device(
+                    name=refusal.name,
+                    type=refusal.type,
+                    origin=refusal.origin,
+                    id="refused_" + slugify(refusal.key),
+                    refused=refusal.reason,
+                )
+                desired.setdefault(stand_in.id, stand_in)
         return desired
 
     def _warn(self, key: str, message: str) -> None:
@@ -141,14 +221,36 @@ class KnownDevices:
             log.warning(message)
 
 
-def routes_for(devices: list[Device]) -> dict[str, list[Route]]:
+@dataclass
+class RouteTable:
+    """Topic -> routes; wildcard subscriptions (a state topic with + or #) matched apart."""
+
+    exact: dict[str, list[Route]] = field(default_factory=dict)
+    patterns: dict[str, list[Route]] = field(default_factory=dict)
+
+    def subscriptions(self) -> set[str]:
+        return set(self.exact) | set(self.patterns)
+
+    def lookup(self, topic: str) -> list[Route]:
+        found = list(self.exact.get(topic, ()))
+        for pattern, routes in self.patterns.items():
+            if mqtt.topic_matches_sub(pattern, topic):
+                found.extend(routes)
+        return found
+
+
+def routes_for(devices: list[Device]) -> RouteTable:
     """Every topic to subscribe, and which device and role each message feeds."""
-    routes: dict[str, list[Route]] = {}
+    table = RouteTable()
     for device in devices:
-        for role, topic in device.topics.items():
-            if role in COMMAND_ROLES or role.startswith("availability"):
-                continue
-            routes.setdefault(topic, []).append(Route(device.id, role))
-        for i, spec in enumerate(availability_specs(device)):
-            routes.setdefault(str(spec["topic"]), []).append(Route(device.id, "availability", i))
-    return routes
+        if device.refused is not None:
+            continue
+        for role in codec.state_roles(device):
+            topic = codec.wired(device).topics.get(role)
+            if isinstance(topic, str):
+                target = table.patterns if has_wildcard(topic) else table.exact
+                target.setdefault(topic, []).append(Route(device.id, role))
+        for i, spec in enumerate(availability.specs(device)):
+            target = table.patterns if has_wildcard(spec.topic) else table.exact
+            target.setdefault(spec.topic, []).append(Route(device.id, "availability", i))
+    return table

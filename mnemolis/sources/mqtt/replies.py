@@ -17,7 +17,7 @@ from typing import Any
 from mnemolis.bundled import Fields, bundled_source_yaml, merged
 from mnemolis.config import Config
 from mnemolis.devices import Device
-from mnemolis.sources.mqtt.codec import Color, format_number
+from mnemolis.sources.mqtt.wire import Color, format_number, number
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +38,31 @@ class Adjust:
     warmer: set[str] = field(default_factory=set)
     cooler: set[str] = field(default_factory=set)
     return_to_base: set[str] = field(default_factory=set)
+    color_temp_step: float = 500.0  # kelvin, for "warmer" and "cooler" whites
+    percentage_step: float = 25.0  # a fan's "faster" and "slower"
+    faster: set[str] = field(default_factory=set)
+    slower: set[str] = field(default_factory=set)
+    position_step: float = 25.0  # "open the blinds a bit more"
+    opener: set[str] = field(default_factory=set)
+    closer: set[str] = field(default_factory=set)
+    humidity_step: float = 5.0
 
 
 def _words(value: Any) -> set[str]:
     if not isinstance(value, list):
         return set()
     return {" ".join(str(v).lower().split()) for v in value}
+
+
+def _numbers(raw: Any) -> dict[str, int]:
+    """A table of spoken words -> numbers (colour temperatures, fan speeds)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        " ".join(str(k).lower().split()): int(v)
+        for k, v in raw.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
 
 
 def _colors(raw: Any) -> dict[str, Color]:
@@ -75,15 +94,38 @@ class Phrasebook:
         self.replies: dict[str, Any] = merged(data.get("replies"), self.defaults) or {}
         self.colors = _colors(merged(data.get("colors"), defaults.get("colors")))
         adjust = merged(data.get("adjust"), defaults.get("adjust")) or {}
-        self.adjust = Adjust(
-            brightness_step=float(adjust.get("brightness_step", 25)),
-            brighter=_words(adjust.get("brighter")),
-            dimmer=_words(adjust.get("dimmer")),
-            temperature_step=float(adjust.get("temperature_step", 1)),
-            warmer=_words(adjust.get("warmer")),
-            cooler=_words(adjust.get("cooler")),
-            return_to_base=_words(adjust.get("return_to_base")),
-        )
+        steps = {
+            k: float(adjust[k])
+            for k in (
+                "brightness_step",
+                "temperature_step",
+                "color_temp_step",
+                "percentage_step",
+                "position_step",
+                "humidity_step",
+            )
+            if isinstance(adjust.get(k), int | float)
+        }
+        lists = {
+            k: _words(adjust.get(k))
+            for k in (
+                "brighter",
+                "dimmer",
+                "warmer",
+                "cooler",
+                "return_to_base",
+                "faster",
+                "slower",
+                "opener",
+                "closer",
+            )
+        }
+        self.adjust = Adjust(**steps, **lists)  # type: ignore[arg-type]
+        self.color_temps = _numbers(merged(data.get("color_temps"), defaults.get("color_temps")))
+        self.fan_speeds = {
+            k: float(v)
+            for k, v in _numbers(merged(data.get("fan_speeds"), defaults.get("fan_speeds"))).items()
+        }
         self.plural = _words(self.replies.get("plural_words"))
 
     @classmethod
@@ -185,29 +227,19 @@ class Phrasebook:
     def describe(self, device: Device, values: dict[str, Any]) -> str | None:
         """A reading as a sentence: "the front door is locked"; None when it says nothing."""
         state = values.get("state")
-        if device.type == "sensor":
-            if "value" not in values:
-                return None
-            value = self.quantity(device, values["value"])
-            room_template = self._template("sensor_in_room", device.device_class or "")
-            if device.room and room_template:
-                return self._format(room_template, {**self.agreement(device), "value": value}, None)
-            return self._sentence("sensor", device, value=value)
-        if device.type == "climate":
-            target, current = values.get("target_temperature"), values.get("current_temperature")
-            off = values.get("mode") == "off" or state == "off"
-            fields = {
-                "target": self.quantity(device, target) if target is not None else "",
-                "current": self.quantity(device, current) if current is not None else "",
-            }
-            if off:
-                return self._sentence(
-                    "climate_off_now" if current else "climate_off", device, **fields
-                )
-            if target is not None:
-                return self._sentence("climate_now" if current else "climate", device, **fields)
-            if state is None:
-                return None
+        if device.type in ("sensor", "number"):
+            return self._value_sentence(device, values)
+        if device.type == "select":
+            option = values.get("option")
+            return self._sentence("option", device, option=option) if option else None
+        if device.type in ("climate", "water_heater"):
+            described = self._climate(device, values)
+            if described is not None or state is None:
+                return described
+        if device.type == "humidifier" and isinstance(values.get("target_humidity"), int | float):
+            target = self.quantity(device, values["target_humidity"])
+            if state != "off":
+                return self._sentence("humidifier", device, target=target)
         if not isinstance(state, str):
             return None
         if device.type == "binary_sensor" and device.room:
@@ -220,11 +252,56 @@ class Phrasebook:
         dimmed = isinstance(brightness, int | float) and 0 < brightness < 100
         if device.type == "light" and state == "on" and dimmed:
             return self._sentence("brightness", device, brightness=round(float(brightness or 0)))
+        if device.type == "fan" and state == "on":
+            if isinstance(values.get("percentage"), int | float):
+                return self._sentence("fan_speed", device, percentage=values["percentage"])
+            if isinstance(values.get("preset"), str):
+                return self._sentence("preset", device, state=word, preset=values["preset"])
         position = values.get("position")
         partly = isinstance(position, int) and 0 < position < 100
-        if device.type == "cover" and state in ("open", "stopped") and partly:
+        if device.type in ("cover", "valve") and state in ("open", "stopped") and partly:
             return self._sentence("position", device, state=word, position=position)
+        battery = values.get("battery")
+        if device.type == "vacuum" and isinstance(battery, int | float) and state == "docked":
+            return self._sentence("battery", device, state=word, battery=format_number(battery))
         return self._sentence("state", device, state=word)
+
+    def _value_sentence(self, device: Device, values: dict[str, Any]) -> str | None:
+        if "value" not in values:
+            return None
+        if values["value"] is None:
+            return self._sentence("unknown", device)
+        value = self.quantity(device, values["value"])
+        room_template = self._template("sensor_in_room", device.device_class or "")
+        if device.room and room_template:
+            return self._format(room_template, {**self.agreement(device), "value": value}, None)
+        return self._sentence("sensor", device, value=value)
+
+    def _climate(self, device: Device, values: dict[str, Any]) -> str | None:
+        target, current = values.get("target_temperature"), values.get("current_temperature")
+        low, high = values.get("target_temperature_low"), values.get("target_temperature_high")
+        off = values.get("mode") == "off" or values.get("state") == "off"
+        fields = {
+            "target": self.quantity(device, target) if number(target) is not None else "",
+            "current": self.quantity(device, current) if number(current) is not None else "",
+            "low": self.quantity(device, low) if number(low) is not None else "",
+            "high": self.quantity(device, high) if number(high) is not None else "",
+            "mode": self._template("modes", str(values.get("mode"))) or str(values.get("mode")),
+            "action": self._template("climate_actions", str(values.get("action"))) or "",
+        }
+        current_text = "_now" if fields["current"] else ""
+        if off:
+            return self._sentence(f"climate_off{current_text}", device, **fields)
+        if fields["low"] and fields["high"]:
+            return self._sentence(f"climate_range{current_text}", device, **fields)
+        if fields["target"]:
+            sentence = self._sentence(f"climate{current_text}", device, **fields)
+            if fields["action"]:
+                sentence = self._sentence("climate_action", device, sentence=sentence, **fields)
+            return sentence
+        if values.get("mode"):
+            return self._sentence("climate_mode", device, **fields)
+        return None
 
     def color(self, name: str) -> Color | None:
         return self.colors.get(" ".join(name.lower().split()))

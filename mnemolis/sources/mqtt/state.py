@@ -10,6 +10,7 @@ and resolved on the loop with ``call_soon_threadsafe``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -142,6 +143,25 @@ class StateCache:
         with self._lock:
             self._watches.setdefault(device_id, []).append(watch)
         return watch
+
+    def follow(
+        self, device_ids: list[str], changed: Callable[[], None], loop: asyncio.AbstractEventLoop
+    ) -> Callable[[], None]:
+        """Call ``changed`` on ``loop`` after every update of these devices (watches whose
+        predicate passes each update on and is never true); returns the way to stop."""
+
+        def offer(_values: dict[str, Any]) -> bool:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(changed)
+            return False
+
+        watches = [self.watch(device_id, offer, loop) for device_id in device_ids]
+
+        def stop() -> None:
+            for one in watches:
+                one.cancel()
+
+        return stop
 
     def _unwatch(self, watch: StateWatch) -> None:
         with self._lock:

@@ -1,0 +1,153 @@
+"""Questions about devices, answered from the state cache, and conditions evaluated.
+
+"is the front door locked", "what is the boiler set to", "is the robot
+docked": the last reading, said in the words of `sources/mqtt.yaml`, with a
+yes or a no when a state was asked about, its age when it is old, and what
+went wrong when there is none (unavailable, no state topic, the broker
+down, a config that was refused, a reading past its ``expire_after``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from mnemolis.devices import Device
+from mnemolis.plan import Part
+from mnemolis.sources.base import Evaluation, PartAnswer, Status, Truth
+from mnemolis.sources.mqtt import codec
+from mnemolis.sources.mqtt.state import DeviceState
+from mnemolis.sources.mqtt.truth import state_matches
+
+if TYPE_CHECKING:
+    from mnemolis.sources.mqtt.source import MqttSource
+
+log = logging.getLogger(__name__)
+
+
+def wanted_state(part: Part) -> str | None:
+    wanted = part.slots.get("state")
+    return wanted if isinstance(wanted, str) else None
+
+
+class Answers:
+    """State questions and conditions for one MQTT source."""
+
+    def __init__(self, source: MqttSource) -> None:
+        self.source = source
+        self.words = source.words
+
+    def refused(self, name: str, reason: str) -> PartAnswer:
+        text = self.words.say("refused_device", name=name, reason=reason)
+        return self.source.reply(text, Status.ERROR, {"device": name, "refused": reason})
+
+    def has_state(self, device: Device) -> bool:
+        return bool(codec.state_roles(device))
+
+    def _expired(self, device: Device, state: DeviceState) -> bool:
+        limit = device.config.get("expire_after")
+        age = state.age(self.source.cache.clock())
+        return isinstance(limit, int) and limit > 0 and age is not None and age > limit
+
+    def state(self, devices: list[Device], part: Part) -> PartAnswer:
+        answers = [self.one(device, part) for device in devices]
+        if len(answers) == 1:
+            return answers[0]
+        worst = (Status.ERROR, Status.OK)
+        status = next((s for s in worst if any(a.status == s for a in answers)), Status.OK)
+        data = {"devices": [{"status": str(a.status), **a.data} for a in answers]}
+        return self.source.reply("; ".join(a.text for a in answers), status, data)
+
+    def one(self, device: Device, part: Part) -> PartAnswer:
+        if device.refused is not None:
+            return self.refused(device.name, device.refused)
+        state = self.source.cache.get(device.id)
+        wanted = wanted_state(part)
+        data: dict[str, Any] = {"device": device.name, "device_id": device.id}
+        if state is not None:
+            data["available"] = state.available
+        if state is None or not state.values:
+            return self.source.reply(self.no_reading(device, state), Status.ERROR, data)
+        data["state"] = dict(state.values)
+        age = state.age(self.source.cache.clock())
+        data["age_s"] = round(age, 1) if age is not None else None
+        if state.available is False:
+            word = (
+                self.words.state_word(device, state.values["state"])
+                if isinstance(state.values.get("state"), str)
+                else self.words.describe(device, state.values)
+            )
+            if age is not None and word:
+                text = self.words.say(
+                    "unavailable_last", device, state=word, age=self.words.age(age)
+                )
+            else:
+                text = self.words.say("unavailable_state", device)
+            return self.source.reply(text, Status.ERROR, data)
+        if self._expired(device, state):
+            text = self.words.say("expired", device, age=self.words.age(age or 0))
+            return self.source.reply(text, Status.ERROR, data)
+        sentence = self.words.describe(device, state.values)
+        if sentence is None:
+            return self.source.reply(self.no_reading(device, None), Status.ERROR, data)
+        truth = state_matches(device, state.values, wanted)
+        if wanted is not None or device.type == "binary_sensor":
+            data["truth"] = "unknown" if truth is None else str(truth).lower()
+        if wanted is not None and truth is not None:
+            sentence = self.words.say("yes" if truth else "no", sentence=sentence)
+        stale = self.source.settings.timeouts.stale_s
+        if age is not None and age > stale:
+            sentence = self.words.say("old_reading", sentence=sentence, age=self.words.age(age))
+        return self.source.reply(sentence, Status.OK, data, origin=device.origin)
+
+    def no_reading(self, device: Device, state: DeviceState | None) -> str:
+        source = self.source
+        if state is not None and state.available is False:
+            return self.words.say("unavailable_state", device)
+        if not self.has_state(device):
+            return self.words.say("no_state_topic", device)
+        if not source.link.connected:
+            reason = source.link.last_error or "not connected yet"
+            return self.words.say(
+                "broker_down_state", device, broker=source.settings.broker.address, reason=reason
+            )
+        return self.words.say("no_reading", device)
+
+    def evaluate(self, part: Part) -> Evaluation:
+        try:
+            return self._evaluate(part)
+        except Exception as exc:  # a condition that cannot be checked is unknown, not a crash
+            log.exception("the MQTT source failed to evaluate %r", part.text[:120])
+            return Evaluation(Truth.UNKNOWN, f"the MQTT source failed: {exc}")
+
+    def _evaluate(self, part: Part) -> Evaluation:
+        devices, problem = self.source.devices_for(part)
+        if problem is not None:
+            return Evaluation(Truth.UNKNOWN, problem.text, problem.data)
+        wanted = wanted_state(part)
+        truths: list[bool | None] = []
+        sentences: list[str] = []
+        for device in devices:
+            if device.refused is not None:
+                truths.append(None)
+                sentences.append(self.refused(device.name, device.refused).text)
+                continue
+            state = self.source.cache.get(device.id)
+            if state is None or not state.values or state.available is False:
+                truths.append(None)
+                sentences.append(
+                    self.no_reading(device, state)
+                    if state is None or not state.values
+                    else self.words.say("unavailable_state", device)
+                )
+                continue
+            truths.append(state_matches(device, state.values, wanted))
+            sentences.append(self.words.describe(device, state.values) or device.name)
+        if any(t is False for t in truths):
+            truth = Truth.FALSE
+        elif truths and all(t is True for t in truths):
+            truth = Truth.TRUE
+        else:
+            truth = Truth.UNKNOWN
+        data = {"devices": [d.name for d in devices], "wanted": wanted}
+        return Evaluation(truth, "; ".join(sentences), data)

@@ -1,0 +1,249 @@
+"""Carrying out an action: allowed?, confirmed?, encoded, published, echoed.
+
+Each device of a part gets its own `Act` (`values`) and its own commands
+(`codec`); the part waits for a spoken yes when any of them needs one
+(unlocking, opening a garage door, whatever ``confirm:`` lists). A command
+is published only to topics from the config, with its schema's QoS and
+retain flag, before a deadline, and counts as done only when the device's
+state echo says so (`codec.expectation`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from mnemolis.devices import TYPE_ACTIONS, Device
+from mnemolis.plan import Part
+from mnemolis.sources.base import PartAnswer, Request, Status
+from mnemolis.sources.mqtt import codec
+from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, format_number
+
+if TYPE_CHECKING:
+    from mnemolis.sources.mqtt.source import MqttSource
+
+READ_ONLY = ("sensor", "binary_sensor", "device_tracker")
+#: Worst first: a part over several devices takes the worst status among them.
+SEVERITY = (
+    Status.ERROR,
+    Status.NOT_CONFIRMED,
+    Status.NEEDS_CONFIRMATION,
+    Status.DECLINED,
+    Status.OUT_OF_SCOPE,
+    Status.DONE,
+    Status.OK,
+)
+#: Reasons a command cannot be built that are a failure, not "it can't do that".
+ERRORS = frozenset(
+    {
+        "no_command_topic",
+        "template_refused",
+        "template_failed",
+        "out_of_range",
+        "no_value",
+        "unknown_color",
+    }
+)
+DECLINES = frozenset({"needs_code"})
+
+
+class Commands:
+    """Actions on devices for one MQTT source."""
+
+    def __init__(self, source: MqttSource) -> None:
+        self.source = source
+        self.words = source.words
+
+    async def run(
+        self, devices: list[Device], action: str, part: Part, request: Request
+    ) -> PartAnswer:
+        values = self.source.values
+        if len(devices) > 1 and not request.confirmed:
+            waiting = [
+                d
+                for d in devices
+                if d.can(values.refine(d, action, part))
+                and d.needs_confirmation(values.refine(d, action, part))
+            ]
+            if waiting:
+                actions = [self.words.action(values.refine(d, action, part), d) for d in waiting]
+                conj = f" {self.words.say('and')} "
+                question = self.words.say("confirm", action=conj.join(actions))
+                data = {"devices": [d.name for d in waiting], "action": action}
+                return self.source.reply(question, Status.NEEDS_CONFIRMATION, data)
+        answers = await asyncio.gather(*(self.one(d, action, part, request) for d in devices))
+        if len(answers) == 1:
+            return answers[0]
+        return self._combine(devices, list(answers))
+
+    def _combine(self, devices: list[Device], answers: list[PartAnswer]) -> PartAnswer:
+        status = min((a.status for a in answers), key=SEVERITY.index)
+        said = [a.data.get("said") for a in answers]
+        if all(a.status == Status.DONE for a in answers) and len(set(said)) == 1 and said[0]:
+            names = self.words.names([d.name for d in devices], limit=len(devices))
+            text = self.words.say("done_many", names=names, state=said[0])
+        else:
+            text = "; ".join(a.text for a in answers)
+        data = {"devices": [{"status": str(a.status), **a.data} for a in answers]}
+        return self.source.reply(text, status, data)
+
+    async def one(self, device: Device, action: str, part: Part, request: Request) -> PartAnswer:
+        source, words = self.source, self.words
+        if device.refused is not None:
+            return source.answers.refused(device.name, device.refused)
+        action = source.values.refine(device, action, part)
+        data: dict[str, Any] = {"device": device.name, "device_id": device.id, "action": action}
+        if action not in TYPE_ACTIONS.get(device.type, ()):
+            key = "read_only" if device.type in READ_ONLY else "cannot"
+            text = words.say(
+                key, device, action=words.action(action, device), kind=words.kind(device)
+            )
+            return source.reply(text, Status.OUT_OF_SCOPE, data)
+        if not device.can(action):
+            text = words.say("not_allowed", device, action=words.action(action, device))
+            return source.reply(text, Status.DECLINED, data, allow=list(device.allow or []))
+        cached = source.cache.get(device.id)
+        state = cached.values if cached is not None else {}
+        act, problem = source.values.act(device, action, part, state)
+        phrase = words.action(act.action if act else action, device, self._shown(device, act))
+        if act is None or problem is not None:
+            text = words.say(
+                problem or "no_value", device, action=phrase, color=part.slots.get("color")
+            )
+            return source.reply(text, Status.ERROR, data)
+        if device.needs_confirmation(action) and not request.confirmed:
+            return source.reply(
+                words.say("confirm", device, action=phrase), Status.NEEDS_CONFIRMATION, data
+            )
+        try:
+            commands = codec.encode(device, act, state)
+        except Unsupported as exc:
+            status = (
+                Status.ERROR
+                if exc.reason in ERRORS
+                else (Status.DECLINED if exc.reason in DECLINES else Status.OUT_OF_SCOPE)
+            )
+            text = words.say(
+                exc.reason, device, action=phrase, detail=exc.detail, color=part.slots.get("color")
+            )
+            return source.reply(text, status, data, reason=exc.reason)
+        data["commands"] = [
+            {"topic": c.topic, "payload": c.text, "qos": c.qos, "retain": c.retain}
+            for c in commands
+        ]
+        if not source.started:
+            return source.reply(words.say("not_started", device), Status.ERROR, data)
+        if cached is not None and cached.available is False:
+            return source.reply(words.say("unavailable_command", device), Status.ERROR, data)
+        return await self._send(device, act, commands, request, data)
+
+    def _shown(self, device: Device, act: Act | None) -> str | None:
+        if act is None:
+            return None
+        if act.color is not None:
+            return act.color.name
+        if act.temperature is not None:
+            return self.words.quantity(device, act.temperature)
+        if act.kelvin is not None:
+            return f"{act.kelvin} K"
+        for found in (
+            act.brightness,
+            act.position,
+            act.tilt,
+            act.percentage,
+            act.humidity,
+            act.value,
+        ):
+            if found is not None:
+                return format_number(found)
+        for text in (
+            act.preset,
+            act.mode,
+            act.fan_mode,
+            act.swing_mode,
+            act.fan_speed,
+            act.option,
+            act.effect,
+            act.direction,
+        ):
+            if text is not None:
+                return text
+        return None
+
+    async def _send(
+        self,
+        device: Device,
+        act: Act,
+        commands: list[Command],
+        request: Request,
+        data: dict[str, Any],
+    ) -> PartAnswer:
+        source, words = self.source, self.words
+        loop = asyncio.get_running_loop()
+        timeouts = source.settings.timeouts
+        start = loop.time()
+        budget = max(0.05, min(request.timeout_s, timeouts.answer_s))
+        confirm_s = min(timeouts.confirm_s, budget)
+        send_deadline = start + confirm_s
+        seconds = format_number(timeouts.confirm_s)
+        broker = source.settings.broker.address
+        prov = {"origin": device.origin, "qos": max(c.qos for c in commands)}
+        link = source.link
+        if link.down_until_after(send_deadline):
+            reason = link.last_error or "not connected"
+            text = words.say("broker_down", device, broker=broker, reason=reason)
+            return source.reply(text, Status.ERROR, data, **prov, broker=broker)
+        watch = (
+            source.cache.watch(device.id, codec.expectation(device, act), loop)
+            if source.answers.has_state(device)
+            else None
+        )
+        try:
+            for command in commands:
+                outcome = await link.publish(
+                    command.topic, command.payload, send_deadline, command.qos, command.retain
+                )
+                if not outcome.sent:
+                    reason = link.last_error or "not connected"
+                    text = words.say("broker_down", device, broker=broker, reason=reason)
+                    return source.reply(text, Status.ERROR, data, **prov, broker=broker)
+                if not outcome.acknowledged:
+                    text = words.say("not_acknowledged", device, broker=broker, seconds=seconds)
+                    return source.reply(text, Status.NOT_CONFIRMED, data, **prov)
+            if watch is None:
+                return source.reply(
+                    words.say("not_reported", device), Status.NOT_CONFIRMED, data, **prov
+                )
+            sent_at = loop.time()
+            echo_deadline = min(sent_at + timeouts.confirm_s, start + budget)
+            echoed = await watch.wait(echo_deadline - loop.time())
+        finally:
+            if watch is not None:
+                watch.cancel()
+        if echoed is None:
+            text = words.say("not_confirmed", device, seconds=seconds)
+            return source.reply(text, Status.NOT_CONFIRMED, data, **prov)
+        data["state"] = echoed.values
+        data["said"] = self._said_state(device, echoed.values)
+        return source.reply(
+            words.say("done", sentence=self._done_sentence(device, act, echoed.values)),
+            Status.DONE,
+            data,
+            **prov,
+            confirmed_by="state echo",
+        )
+
+    def _done_sentence(self, device: Device, act: Act, values: dict[str, Any]) -> str:
+        if act.action == "set_color" and act.color is not None:
+            return self.words._sentence("color", device, color=act.color.name)
+        return self.words.describe(device, values) or device.name
+
+    def _said_state(self, device: Device, values: dict[str, Any]) -> str | None:
+        state = values.get("state")
+        if device.type in ("light", "switch", "fan", "lock", "cover", "valve") and isinstance(
+            state, str
+        ):
+            if device.type == "light" and 0 < (values.get("brightness") or 100) < 100:
+                return None
+            return self.words.state_word(device, state)
+        return None

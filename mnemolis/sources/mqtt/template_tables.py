@@ -1,0 +1,116 @@
+"""The tables that name Home Assistant's template filters, globals and tests."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from mnemolis.sources.mqtt import template_functions as fn
+from mnemolis.sources.mqtt import template_regex as rx
+from mnemolis.sources.mqtt import template_time as tm
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "float": fn.to_float,
+    "int": fn.to_int,
+    "bool": fn.to_bool,
+    "round": fn.forgiving_round,
+    "multiply": fn.multiply,
+    "add": fn.add,
+    "log": fn.logarithm,
+    "sqrt": fn.math_function("sqrt", math.sqrt),
+    "sin": fn.math_function("sin", math.sin),
+    "cos": fn.math_function("cos", math.cos),
+    "tan": fn.math_function("tan", math.tan),
+    "asin": fn.math_function("asin", math.asin),
+    "acos": fn.math_function("acos", math.acos),
+    "atan": fn.math_function("atan", math.atan),
+    "is_number": fn.is_number,
+    "iif": fn.iif,
+    "is_defined": fn.is_defined,
+    "from_json": fn.from_json,
+    "to_json": fn.to_json,
+    "ordinal": fn.ordinal,
+    "slugify": fn.slugify,
+    "contains": fn.contains,
+    "flatten": fn.flatten,
+    "typeof": fn.typeof,
+    "ord": fn.ord_filter,
+    "base64_encode": fn.base64_encode,
+    "base64_decode": fn.base64_decode,
+    "pack": fn.pack,
+    "unpack": fn.unpack,
+    "md5": fn.digest("md5"),
+    "sha1": fn.digest("sha1"),
+    "sha256": fn.digest("sha256"),
+    "sha512": fn.digest("sha512"),
+    "bitwise_and": fn.bitwise_and,
+    "bitwise_or": fn.bitwise_or,
+    "bitwise_xor": fn.bitwise_xor,
+    "average": fn.statistic("average", statistics.fmean),
+    "median": fn.statistic("median", statistics.median),
+    "statistical_mode": fn.statistic("statistical_mode", statistics.mode),
+    "as_datetime": tm.as_datetime,
+    "as_timestamp": tm.as_timestamp,
+    "as_local": tm.as_local,
+    "timestamp_custom": tm.timestamp_custom,
+    "timestamp_local": tm.timestamp_local,
+    "timestamp_utc": tm.timestamp_utc,
+    "regex_match": rx.regex_match,
+    "regex_search": rx.regex_search,
+    "regex_replace": rx.regex_replace,
+    "regex_findall": rx.regex_findall,
+    "regex_findall_index": rx.regex_findall_index,
+}
+
+GLOBALS: dict[str, Any] = {
+    "float": fn.to_float,
+    "int": fn.to_int,
+    "bool": fn.to_bool,
+    "is_number": fn.is_number,
+    "iif": fn.iif,
+    "log": fn.logarithm,
+    "sqrt": FILTERS["sqrt"],
+    "sin": FILTERS["sin"],
+    "cos": FILTERS["cos"],
+    "tan": FILTERS["tan"],
+    "pi": math.pi,
+    "e": math.e,
+    "tau": math.tau,
+    "inf": math.inf,
+    "min": fn.forgiving_min,
+    "max": fn.forgiving_max,
+    "average": FILTERS["average"],
+    "median": FILTERS["median"],
+    "statistical_mode": FILTERS["statistical_mode"],
+    "as_datetime": tm.as_datetime,
+    "as_timestamp": tm.as_timestamp,
+    "as_local": tm.as_local,
+    "strptime": tm.strptime,
+    "now": tm.now,
+    "utcnow": tm.utcnow,
+    "timedelta": timedelta,
+    "bitwise_and": fn.bitwise_and,
+    "bitwise_or": fn.bitwise_or,
+    "bitwise_xor": fn.bitwise_xor,
+    "pack": fn.pack,
+    "unpack": fn.unpack,
+    "slugify": fn.slugify,
+    "zip": zip,
+    "typeof": fn.typeof,
+}
+
+TESTS: dict[str, Callable[..., bool]] = {
+    "is_number": fn.is_number,
+    "match": rx.regex_match,
+    "search": rx.regex_search,
+    "contains": fn.contains,
+    "list": lambda value: isinstance(value, list),
+    "set": lambda value: isinstance(value, set),
+    "tuple": lambda value: isinstance(value, tuple),
+    "datetime": lambda value: isinstance(value, datetime),
+    "string_like": lambda value: isinstance(value, str | bytes | bytearray),
+    "boolean": lambda value: isinstance(value, bool),
+}

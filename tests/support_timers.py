@@ -1,0 +1,53 @@
+"""The timers source in a test: built beside the others, and an ear for what it says."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mnemolis.announce import Announcement, Announcer
+from mnemolis.config import Config
+from mnemolis.sources.base import Source
+from mnemolis.sources.mqtt.source import MqttSource
+from mnemolis.sources.timers.source import TimersSource
+
+
+@dataclass
+class Heard:
+    """Every announcement, with the wall-clock second it arrived."""
+
+    said: list[tuple[float, Announcement]] = field(default_factory=list)
+
+    def __call__(self, announcement: Announcement) -> None:
+        self.said.append((time.time(), announcement))
+
+    def spoken(self) -> list[Announcement]:
+        return [a for _t, a in self.said if a.spoken]
+
+    async def next(self, timeout_s: float = 5.0, after: int = 0) -> tuple[float, Announcement]:
+        """The first spoken announcement after the first ``after`` of them."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            spoken = [(t, a) for t, a in self.said if a.spoken]
+            if len(spoken) > after:
+                return spoken[after]
+            assert time.monotonic() < deadline, f"nothing was said in {timeout_s} s"
+            await asyncio.sleep(0.005)
+
+
+def with_timers(
+    config: Config, folder: Path, built: list[TimersSource] | None = None
+) -> Callable[[MqttSource, Announcer], list[Source]]:
+    """For `running_assistant(more=...)`: a timers source keeping its file in ``folder``,
+    watching devices through the house's MQTT source."""
+
+    def build(mqtt: MqttSource, announcer: Announcer) -> list[Source]:
+        timers = TimersSource(config, mqtt.registry, folder, announcer, peers={"mqtt": mqtt})
+        if built is not None:
+            built.append(timers)
+        return [timers]
+
+    return build
