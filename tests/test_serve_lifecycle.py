@@ -121,6 +121,9 @@ def test_a_broken_configuration_is_refused_and_the_old_one_keeps_serving(
     assert http_call(daemon.http_port, "GET", "/health")[1]["generation"] == generation
 
 
+OWN_TOPICS = "mqtt_api: {ask_topic: mnemolis/sigterm/ask, answer_topic: mnemolis/sigterm/answer}\n"
+
+
 def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHome) -> None:
     simulator = serve_home.simulator
     silent = ("coffee maker", "garage door")
@@ -128,8 +131,13 @@ def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHo
         simulator.set_echo(name, False)
     simulator.clear()
     results: dict[str, Any] = {}
+    # topics of its own: the module's daemon, on the same broker, must not answer these
+    own = config_variant(serve_home, "sigterm", OWN_TOPICS)
     try:
-        with probe(serve_home, "mnemolis/answer") as client, running_daemon(serve_home) as daemon:
+        with (
+            probe(serve_home, "mnemolis/sigterm/answer") as client,
+            running_daemon(serve_home, config_dir=own) as daemon,
+        ):
             asking = threading.Thread(
                 target=lambda: results.update(
                     http=http_call(
@@ -138,13 +146,15 @@ def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHo
                 )
             )
             asking.start()
-            client.publish("mnemolis/ask", "close the garage door", correlation_data=b"late")
+            client.publish(
+                "mnemolis/sigterm/ask", "close the garage door", correlation_data=b"late"
+            )
             sent = simulator.wait_for_commands(2, timeout_s=30)  # both in flight (a busy machine)
             assert {c.device for c in sent} == set(silent), sent
             mark = daemon.mark()
             daemon.signal(signal.SIGTERM)
             daemon.wait_for("stopping: answering 2 requests in flight", mark)
-            client.publish("mnemolis/ask", "what time is it", correlation_data=b"after")
+            client.publish("mnemolis/sigterm/ask", "what time is it", correlation_data=b"after")
             answers = {m.correlation_data: m.json() for m in (client.next(), client.next())}
             asking.join(10)
             assert daemon.process.wait(15) == 0
@@ -262,7 +272,9 @@ def test_beyond_max_pending_a_request_is_told_busy(serve_home: ServeHome) -> Non
                 )
             )
             slow.start()
-            assert serve_home.simulator.wait_for_commands(1, timeout_s=30), "the slow one never began"
+            assert serve_home.simulator.wait_for_commands(1, timeout_s=30), (
+                "the slow one never began"
+            )
             status, body, headers = http_call(
                 daemon.http_port, "POST", "/ask", {"text": "what time is it", "id": 9}
             )
