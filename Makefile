@@ -44,6 +44,8 @@ bench: venv
 	$(BIN)/python bench/demo.py
 	$(BIN)/python bench/execute.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/chaos.py
+	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/routines.py
 	$(BIN)/python bench/music.py
 	$(BIN)/python bench/timers.py

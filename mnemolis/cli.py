@@ -1,5 +1,11 @@
 """The `mnemolis` command: ask, chat, demo, doctor, parse, explain and check
-(the daemon, `mnemolis serve`, lives in serve/)."""
+(the daemon, `mnemolis serve`, lives in serve/).
+
+Each command imports what it uses when it runs: `mnemolis --help` loads no
+spaCy, and `ask` and `chat` first try a running daemon (`serve.client`),
+which needs only the standard library, before they start an assistant of
+their own (``--local`` forces that).
+"""
 
 from __future__ import annotations
 
@@ -14,21 +20,16 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemolis.announce import Announcement
-from mnemolis.answer import Answer, Outcome
-from mnemolis.config import Config, ConfigError, bundled_config_dir, load_config
-from mnemolis.evaluation.command import add_eval_parser
-from mnemolis.origin import Origin
-from mnemolis.plan import Conditional, Part, Plan
-from mnemolis.serve.command import add_serve_parser
-from mnemolis.sources.base import ANSWERS_ONCE
-from mnemolis.sources.mqtt.listing import add_devices_parser
-from mnemolis.understand import Context, Trace, Understander, registry_from_config
+from mnemolis.config_dir import bundled_config_dir
 
-if TYPE_CHECKING:  # sources, the demo home and the doctor load only for the commands using them
+if TYPE_CHECKING:  # loaded only by the commands that use them
+    from mnemolis.announce import Announcement
+    from mnemolis.answer import Answer
     from mnemolis.assistant import Assistant
+    from mnemolis.config import Config
     from mnemolis.demo.home import DemoHome
     from mnemolis.doctor import Finding
+    from mnemolis.plan import Part, Plan
 
 #: The chat's prompt.
 PROMPT = "> "
@@ -38,14 +39,18 @@ EXIT_CONFIG = 2
 EXIT_PARTIAL = 3
 EXIT_NOT_UNDERSTOOD = 4
 EXIT_WAITING = 5
-#: `mnemolis ask`: the exit status of each outcome of an answer.
+#: `mnemolis ask`: the exit status of each outcome of an answer (`Outcome` is a StrEnum).
 OUTCOME_EXIT = {
-    Outcome.ANSWERED: EXIT_OK,
-    Outcome.FAILED: EXIT_FAILED,
-    Outcome.PARTIAL: EXIT_PARTIAL,
-    Outcome.NOT_UNDERSTOOD: EXIT_NOT_UNDERSTOOD,
-    Outcome.WAITING: EXIT_WAITING,
+    "answered": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "partial": EXIT_PARTIAL,
+    "not_understood": EXIT_NOT_UNDERSTOOD,
+    "waiting": EXIT_WAITING,
 }
+LOCAL_HELP = (
+    "answer in this process, even when a `mnemolis serve` is running (by default the "
+    "running daemon answers, if it serves the same configuration)"
+)
 ASK_EXIT_HELP = """exit status:
   0  every part was answered (a fact said, an action done, or refused by a rule)
   1  parts were understood, but none could be answered (a source down, a timeout)
@@ -67,10 +72,14 @@ def _queries(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _load(args: argparse.Namespace) -> Config:
+    from mnemolis.config import load_config
+
     return load_config(args.config)
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
+    from mnemolis.understand import Context, Understander
+
     understander = Understander(_load(args))
     context = Context() if args.conversation else None
     for query in _queries(args):
@@ -96,6 +105,8 @@ def _format_part(part: Part, indent: str) -> list[str]:
 
 
 def format_plan(plan: Plan) -> list[str]:
+    from mnemolis.plan import Conditional
+
     lines = []
     for n, step in enumerate(plan.steps, 1):
         if isinstance(step, Conditional):
@@ -119,6 +130,8 @@ def format_plan(plan: Plan) -> list[str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from mnemolis.understand import Context, Trace, Understander
+
     t0 = time.perf_counter()
     understander = Understander(_load(args))
     startup = (time.perf_counter() - t0) * 1000
@@ -158,8 +171,11 @@ def source_extras() -> dict[str, object]:
 
 
 def _quiet_logs() -> None:
-    """Sources log what went wrong; the reply already says it, so only warnings show."""
+    """Sources log what went wrong; the reply already says it, so only warnings show, and
+    of the broker connection only errors: a reply that needed the broker says it was down,
+    and one that did not ("what time is it") need not hear about it."""
     logging.basicConfig(level=logging.WARNING, format="mnemolis: %(message)s")
+    logging.getLogger("mnemolis.mqtt_connection").setLevel(logging.ERROR)
 
 
 def _print_answer(answer: Answer, as_json: bool) -> None:
@@ -176,9 +192,15 @@ async def _ask_once(config: Config, text: str) -> Answer:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from mnemolis.serve.cli_client import ask_through_daemon
+
+    text = " ".join(args.query)
+    through_daemon = ask_through_daemon(args, text)
+    if through_daemon is not None:
+        return through_daemon
     config = _load(args)
     _quiet_logs()
-    answer = asyncio.run(_ask_once(config, " ".join(args.query)))
+    answer = asyncio.run(_ask_once(config, text))
     _print_answer(answer, args.json)
     return OUTCOME_EXIT[answer.outcome]
 
@@ -232,6 +254,8 @@ def _announcements(interactive: bool, as_json: bool) -> Callable[[Announcement],
 
 async def _converse(assistant: Assistant, as_json: bool, front_end: str = "chat") -> int:
     """The chat loop: one turn a line of standard input, until its end or a quit word."""
+    from mnemolis.origin import Origin
+
     interactive = sys.stdin.isatty()
     if interactive:
         import readline  # noqa: F401  (line editing and history for input())
@@ -258,6 +282,11 @@ async def _chat(config: Config, as_json: bool) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    from mnemolis.serve.cli_client import chat_through_daemon
+
+    through_daemon = chat_through_daemon(args, _turns)
+    if through_daemon is not None:
+        return through_daemon
     config = _load(args)
     _quiet_logs()
     return asyncio.run(_chat(config, args.json))
@@ -285,6 +314,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
     from mnemolis.assistant import Assistant, default_sources
     from mnemolis.demo.home import intro
+    from mnemolis.sources.base import ANSWERS_ONCE
+    from mnemolis.understand import registry_from_config
 
     registry = registry_from_config(config)
     extras = {**source_extras(), ANSWERS_ONCE: args.ask is not None}
@@ -303,6 +334,7 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default home, then a chat with it (or one answer with --ask)."""
+    from mnemolis.config import load_config
     from mnemolis.demo.home import DemoHome
 
     config = load_config(args.config or bundled_config_dir())
@@ -327,7 +359,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
         weather_log.setLevel(level)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Commands whose parsers import their own modules (config, evaluation): built only when
+#: asked for, or for ``--help`` and mistakes, so `mnemolis ask` parses its line at once.
+OWN_PARSERS = ("serve", "eval", "devices")
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand in ``argv`` (after ``--config DIR``), or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--config":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the ``command`` about to run, the others' heavy parsers
+    (`OWN_PARSERS`) are left out unless it is one of them."""
     parser = argparse.ArgumentParser(
         prog="mnemolis", description="A local-first conversational router for the home."
     )
@@ -373,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("query", nargs="+", help='the request, e.g. "turn off the kitchen light"')
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
+    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_ask)
 
@@ -384,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Reads standard input (a prompt only on a terminal); ends at end of input or 'quit'.",
     )
     p.add_argument("--json", action="store_true", help="print each turn's structured result")
+    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_chat)
 
@@ -415,24 +467,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
 
-    add_serve_parser(sub)
-    add_eval_parser(sub)
-    add_devices_parser(sub)
+    known = {*sub.choices, *OWN_PARSERS}
+    if command is None or command not in known or command in OWN_PARSERS:
+        from mnemolis.evaluation.command import add_eval_parser
+        from mnemolis.serve.command import add_serve_parser
+        from mnemolis.sources.mqtt.listing import add_devices_parser
+
+        add_serve_parser(sub)
+        add_eval_parser(sub)
+        add_devices_parser(sub)
     return parser
 
 
+def _is_config_error(exc: Exception) -> bool:
+    """Without importing the configuration code: a command that never loaded it raised none."""
+    yaml_at = sys.modules.get("mnemolis.config.yaml_at")
+    return yaml_at is not None and isinstance(exc, yaml_at.ConfigError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_word(argv))
     args = parser.parse_args(argv)
     args.source_extras = source_extras()
     try:
         result: int = args.func(args)
         return result
-    except ConfigError as exc:
-        for error in exc.errors:  # every one of them, each with its file and line
-            print(f"mnemolis: configuration error: {error}", file=sys.stderr)
-        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as exc:
+        if not _is_config_error(exc):
+            raise
+        for error in getattr(exc, "errors", [exc]):  # every one of them, each with its place
+            print(f"mnemolis: configuration error: {error}", file=sys.stderr)
+        return EXIT_CONFIG

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,11 +114,33 @@ def running_home(folder: Path, zim: Path) -> Iterator[ServeHome]:
         broker.cleanup()
 
 
-class ServeProcess:
+class Addresses:
+    """Where a daemon's front-ends listen, from their ready lines."""
+
+    where: dict[str, str]
+
+    @property
+    def http_port(self) -> int:
+        return int(self.where["http"].rsplit(":", 1)[1])
+
+    @property
+    def wyoming_address(self) -> tuple[str, int]:
+        host, port = self.where["wyoming"].removeprefix("tcp://").rsplit(":", 1)
+        return host, int(port)
+
+
+class ServeProcess(Addresses):
     """A running `mnemolis serve`: its output, its addresses, and signals."""
 
-    def __init__(self, process: subprocess.Popen[str]) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[str],
+        socket_path: Path | None = None,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         self.process = process
+        self.socket_path = socket_path  # $MNEMOLIS_SOCKET: the CLI's way in
+        self.environ = environ or {}  # the daemon's environment (a CLI of the same home uses it)
         self.lines: list[str] = []
         self.where: dict[str, str] = {}
         self._changed = threading.Condition()
@@ -168,15 +190,6 @@ class ServeProcess:
             assert ready is not None
             self.where[name] = ready.group(2)
 
-    @property
-    def http_port(self) -> int:
-        return int(self.where["http"].rsplit(":", 1)[1])
-
-    @property
-    def wyoming_address(self) -> tuple[str, int]:
-        host, port = self.where["wyoming"].removeprefix("tcp://").rsplit(":", 1)
-        return host, int(port)
-
     def signal(self, signum: int) -> None:
         self.process.send_signal(signum)
 
@@ -201,28 +214,47 @@ def running_daemon(
     front_ends: Sequence[str] = ALL_FRONT_ENDS,
     env: dict[str, str] | None = None,
     config_dir: Path | None = None,
+    preexec: Callable[[], None] | None = None,
+    command: Sequence[str] | None = None,
 ) -> Iterator[ServeProcess]:
     """``mnemolis serve`` with ``flags``, ready on ``front_ends``; stopped (exit 0) after.
 
-    ``config_dir`` replaces the house's configuration (see `config_variant`)."""
+    ``config_dir`` replaces the house's configuration (see `config_variant`);
+    ``preexec`` runs in the child before it starts (`open_files` limits its files);
+    ``command`` is the program (another install's ``mnemolis``; default this one's)."""
     cache = home.folder / f"cache-{uuid.uuid4().hex[:6]}"
     config = str(config_dir or home.config_dir)
-    command = [sys.executable, "-m", "mnemolis", "--config", config, "serve", *flags]
+    program = list(command or [sys.executable, "-m", "mnemolis"])
+    argv = [*program, "--config", config, "serve", *flags]
+    socket_path = home.folder / f"d-{uuid.uuid4().hex[:6]}.sock"  # the CLI's socket, its own
+    environ = {**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})}
     process = subprocess.Popen(
-        command,
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**home.environ(cache), **(env or {})},
+        env=environ,
         cwd=home.folder,
+        preexec_fn=preexec,
     )
-    daemon = ServeProcess(process)
+    daemon = ServeProcess(process, socket_path, environ)
     try:
         daemon.wait_ready(front_ends)
         yield daemon
     finally:
         status = daemon.stop()
     assert status == 0, f"the daemon exited with {status}:\n{daemon.output()}"
+
+
+def open_files(limit: int) -> Callable[[], None]:
+    """A ``preexec``: the daemon starts under ``ulimit -n limit`` (soft and hard)."""
+
+    def set_limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return set_limit
 
 
 # --------------------------------------------------------------------------- clients
@@ -267,6 +299,31 @@ def raw_http(port: int, data: bytes, timeout_s: float = 5.0) -> bytes:
         while chunk := sock.recv(65536):
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+def send_slowly(port: int, pieces: Sequence[bytes], gap_s: float = 0.1) -> bytes:
+    """Send ``pieces`` one every ``gap_s`` (or until the server answers); everything the
+    server says until it closes."""
+    import socket
+
+    reply = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        for piece in pieces:
+            try:
+                sock.sendall(piece)
+            except OSError:
+                break
+            sock.settimeout(gap_s)
+            try:
+                reply += sock.recv(65536)
+            except TimeoutError:
+                continue
+            if reply:
+                break
+        sock.settimeout(15)
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
 
 
 @dataclass
@@ -395,8 +452,10 @@ __all__ = [
     "fixture_daemon",
     "fixture_serve_home",
     "http_call",
+    "open_files",
     "probe",
     "raw_http",
     "running_daemon",
     "running_home",
+    "send_slowly",
 ]

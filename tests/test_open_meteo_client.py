@@ -126,3 +126,37 @@ def test_recorded_forecast_parses_into_days_hours_and_units() -> None:
 def test_wrong_shapes_are_refused_with_a_reason(raw: object, reason: str) -> None:
     with pytest.raises(ForecastFormatError, match=reason):
         parse_forecast(raw)
+
+
+def with_columns(name: str, **blocks: dict[str, object]) -> dict[str, object]:
+    """A recorded forecast with extra columns added to its blocks."""
+    raw: dict[str, object] = json.loads(recorded(name))
+    for block, extra in blocks.items():
+        target = raw[block]
+        assert isinstance(target, dict)
+        target.update(extra)
+    return raw
+
+
+def test_columns_mnemolis_did_not_ask_for_are_ignored() -> None:
+    """A tolerant reader: Open-Meteo's ``sunrise`` is ISO text (its docs: daily
+    ``sunrise``/``sunset`` are iso8601), a column of another length or kind is not ours."""
+    plain = parse_forecast(json.loads(recorded("forecast_berlin_metric.json")))
+    days = sorted(plain.days)
+    sunrise = [f"{d.isoformat()}T04:44" for d in days]
+    raw = with_columns(
+        "forecast_berlin_metric.json",
+        daily={"sunrise": sunrise, "uv_index_max": [1.0]},
+        hourly={"visibility": ["far"]},
+        current={"sunshine": "lots"},
+    )
+    forecast = parse_forecast(raw)
+    assert forecast.days == plain.days
+    assert forecast.hours == plain.hours
+    assert forecast.current == plain.current
+
+
+def test_a_column_mnemolis_asked_for_is_still_checked() -> None:
+    raw = with_columns("forecast_berlin_metric.json", daily={"temperature_2m_max": ["warm"]})
+    with pytest.raises(ForecastFormatError, match=r"daily\.temperature_2m_max does not match"):
+        parse_forecast(raw)

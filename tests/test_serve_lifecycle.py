@@ -121,6 +121,9 @@ def test_a_broken_configuration_is_refused_and_the_old_one_keeps_serving(
     assert http_call(daemon.http_port, "GET", "/health")[1]["generation"] == generation
 
 
+OWN_TOPICS = "mqtt_api: {ask_topic: mnemolis/sigterm/ask, answer_topic: mnemolis/sigterm/answer}\n"
+
+
 def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHome) -> None:
     simulator = serve_home.simulator
     silent = ("coffee maker", "garage door")
@@ -128,8 +131,13 @@ def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHo
         simulator.set_echo(name, False)
     simulator.clear()
     results: dict[str, Any] = {}
+    # topics of its own: the module's daemon, on the same broker, must not answer these
+    own = config_variant(serve_home, "sigterm", OWN_TOPICS)
     try:
-        with probe(serve_home, "mnemolis/answer") as client, running_daemon(serve_home) as daemon:
+        with (
+            probe(serve_home, "mnemolis/sigterm/answer") as client,
+            running_daemon(serve_home, config_dir=own) as daemon,
+        ):
             asking = threading.Thread(
                 target=lambda: results.update(
                     http=http_call(
@@ -138,12 +146,15 @@ def test_sigterm_answers_the_requests_in_flight_then_exits_0(serve_home: ServeHo
                 )
             )
             asking.start()
-            client.publish("mnemolis/ask", "close the garage door", correlation_data=b"late")
-            simulator.wait_for_commands(2)
+            client.publish(
+                "mnemolis/sigterm/ask", "close the garage door", correlation_data=b"late"
+            )
+            sent = simulator.wait_for_commands(2, timeout_s=30)  # both in flight (a busy machine)
+            assert {c.device for c in sent} == set(silent), sent
             mark = daemon.mark()
             daemon.signal(signal.SIGTERM)
             daemon.wait_for("stopping: answering 2 requests in flight", mark)
-            client.publish("mnemolis/ask", "what time is it", correlation_data=b"after")
+            client.publish("mnemolis/sigterm/ask", "what time is it", correlation_data=b"after")
             answers = {m.correlation_data: m.json() for m in (client.next(), client.next())}
             asking.join(10)
             assert daemon.process.wait(15) == 0
@@ -198,8 +209,47 @@ def test_a_taken_port_is_a_clear_failure(serve_home: ServeHome) -> None:
             env=serve_home.environ(serve_home.folder / "cache-taken"),
         )
     assert done.returncode == 1, done.stderr
-    assert "mnemolis: http cannot listen: address already in use" in done.stderr
+    # the address is named (issue 17, item 10)
+    assert f"mnemolis: http cannot listen on http://127.0.0.1:{port}: address already in use" in (
+        done.stderr
+    )
     assert time.monotonic() - started < 30
+
+
+def serve_wyoming_on(home: ServeHome, path: Path) -> subprocess.CompletedProcess[str]:
+    """A daemon with only Wyoming, on the unix socket ``path``."""
+    return mnemolis(
+        "--config",
+        str(home.config_dir),
+        "serve",
+        "--no-http",
+        "--no-mqtt-api",
+        "--wyoming",
+        f"unix://{path}",
+        env=home.environ(home.folder / f"cache-{path.stem}"),
+    )
+
+
+def test_a_unix_socket_in_a_missing_directory_names_the_path(serve_home: ServeHome) -> None:
+    """As under a unit without RuntimeDirectory= (issue 17, item 10)."""
+    missing = serve_home.folder / "no-such-run-dir"
+    done = serve_wyoming_on(serve_home, missing / "wyoming.sock")
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"mnemolis: wyoming cannot listen on unix://{missing}/wyoming.sock: the directory "
+        f"{missing} does not exist (under systemd, the unit's RuntimeDirectory= creates"
+    ) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_live_unix_socket_is_not_taken_over(serve_home: ServeHome) -> None:
+    path = serve_home.folder / "live.sock"
+    with socket.socket(socket.AF_UNIX) as live:
+        live.bind(str(path))
+        live.listen()
+        done = serve_wyoming_on(serve_home, path)
+    assert done.returncode == 1, done.stderr
+    assert f"wyoming cannot listen on unix://{path}: another process" in done.stderr
 
 
 BUSY = "wyoming: {enabled: false}\nmqtt_api: {enabled: false}\nlimits: {max_pending: 1}\n"
@@ -222,7 +272,9 @@ def test_beyond_max_pending_a_request_is_told_busy(serve_home: ServeHome) -> Non
                 )
             )
             slow.start()
-            serve_home.simulator.wait_for_commands(1)
+            assert serve_home.simulator.wait_for_commands(1, timeout_s=30), (
+                "the slow one never began"
+            )
             status, body, headers = http_call(
                 daemon.http_port, "POST", "/ask", {"text": "what time is it", "id": 9}
             )

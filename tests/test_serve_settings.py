@@ -10,7 +10,13 @@ import yaml
 
 from mnemolis.config import Config, ConfigError
 from mnemolis.serve.daemon import request_line
-from mnemolis.serve.requests import AskRequest, BadRequest, read_json_request, read_plain_request
+from mnemolis.serve.requests import (
+    LONE_SURROGATE,
+    AskRequest,
+    BadRequest,
+    read_json_request,
+    read_plain_request,
+)
 from mnemolis.serve.settings import (
     Flags,
     Listen,
@@ -40,6 +46,18 @@ def test_the_shipped_file_gives_the_documented_defaults(config: Config) -> None:
     assert settings.hermes.listen_topics == ("hermes/asr/textCaptured", "hermes/nlu/query")
     assert settings.limits.max_text_chars == 1000 and settings.limits.max_pending == 256
     assert all(s.listen.loopback for s in (settings.http, settings.wyoming))
+    assert (settings.http.socket, settings.mqtt_api.say_topic) == ("auto", "mnemolis/say")
+    assert settings.limits.max_connections == 256 and settings.limits.read_timeout_s == 10
+
+
+def test_areas_of_sites_and_satellites(tmp_path: Path, config: Config) -> None:
+    text = "hermes:\n  sites: {kitchen-pi: Kitchen, 7: living  room}\nwyoming:\n  areas: {sat: Den}\n"
+    settings = settings_from(tmp_path, config, text)
+    assert settings.hermes.area_of("kitchen-pi") == "kitchen"
+    assert settings.hermes.area_of("7") == "living room"
+    assert settings.hermes.sites_in("kitchen") == ["kitchen-pi"]
+    assert settings.hermes.area_of("elsewhere") is None
+    assert settings.wyoming.area_of("sat") == "den"
 
 
 def test_an_owner_file_without_serve_yaml_gets_the_defaults(config: Config) -> None:
@@ -87,6 +105,14 @@ def test_a_partial_file_keeps_the_other_defaults(tmp_path: Path, config: Config)
         ("limits:\n  max_body_bytes: 1.5\n", "serve.yaml:2: max_body_bytes must be a whole number"),
         ("limits: [1]\n", "serve.yaml:1: limits must be a mapping"),
         ("token: has a space\n", "serve.yaml:1: token must be text without spaces"),
+        ("http:\n  socket: run/m.sock\n", "serve.yaml:2: socket must be auto, null or an absolute"),
+        ("hermes:\n  sites: [kitchen]\n", "serve.yaml:2: sites must map ids to area names"),
+        ("wyoming:\n  areas: {sat-1: 5}\n", "serve.yaml:2: areas must map ids to area names"),
+        ("mqtt_api:\n  say_topic: a/#\n", "serve.yaml:2: say_topic must be a plain topic"),
+        (
+            "limits:\n  max_connections: 0\n",
+            "serve.yaml:2: max_connections must be a whole number from 1",
+        ),
     ],
 )
 def test_a_wrong_value_names_its_file_and_line(
@@ -166,8 +192,45 @@ def test_listen_addresses(text: str, listen: Listen, url: str, loopback: bool) -
     ("body", "expected"),
     [
         (b'{"text": "hi"}', AskRequest("hi", "http")),
-        (b'{"text": "hi", "session": "k", "id": 3, "token": "t"}', AskRequest("hi", "k", 3, "t")),
+        (
+            b'{"text": "hi", "session": "k", "id": 3, "token": "t"}',
+            AskRequest("hi", "k", 3, "t", named_session=True),
+        ),
         (b'{"text": "hi", "id": "x"}', AskRequest("hi", "http", "x")),
+        (b'{"text": "hi", "room": " Kitchen "}', AskRequest("hi", "http", room="kitchen")),
+        (
+            b'{"text": "hi", "room": 5}',
+            BadRequest("invalid_room", "The room must be a name of at most 100 characters"),
+        ),
+        # strict JSON in: non-finite numbers are bad input, never echoed (issue 17, item 5)
+        (
+            b'{"text": "hi", "id": NaN}',
+            BadRequest("invalid_json", "The request is not valid JSON (NaN is not a JSON number)"),
+        ),
+        (
+            b'{"text": "hi", "id": -Infinity}',
+            BadRequest(
+                "invalid_json", "The request is not valid JSON (-Infinity is not a JSON number)"
+            ),
+        ),
+        (
+            b'{"text": "hi", "id": 1e400}',
+            BadRequest(
+                "invalid_json", "The request is not valid JSON (1e400 is too large for a number)"
+            ),
+        ),
+        # a lone surrogate in the text is refused before anything is done (issue 17, item 1)
+        (
+            b'{"text": "\\ud800 lamp on", "id": 7}',
+            BadRequest("encoding", LONE_SURROGATE, id=7),
+        ),
+        # ... in an id or a session it is replaced, so the reply can always be written
+        (
+            b'{"text": "hi", "id": "a\\udc00", "session": "\\ud83d"}',
+            AskRequest("hi", "\ufffd", "a\ufffd", named_session=True),
+        ),
+        # a surrogate pair is a character, not a lone surrogate
+        (b'{"text": "hi \\ud83d\\ude00"}', AskRequest("hi \U0001f600", "http")),
         (
             b'{"text": "hi", "id": true}',
             BadRequest("invalid_id", "The id must be a string or a number"),

@@ -9,8 +9,6 @@ the first (`problems`). Each source validates its own file
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,9 +47,17 @@ from mnemolis.config.yaml_at import (
     read_yaml,
     safe_load,
 )
+from mnemolis.config_dir import (  # found without loading (the CLI's path to the daemon)
+    CONFIG_ENV,
+    ETC_CONFIG_DIR,
+    bundled_config_dir,
+    find_config_dir,
+)
 from mnemolis.devices import TYPE_ACTIONS, Device
 
 __all__ = [
+    "CONFIG_ENV",
+    "ETC_CONFIG_DIR",
     "SLOT_TYPES",
     "At",
     "Config",
@@ -106,37 +112,6 @@ TOP_LEVEL_KEYS = ("intents", "slots", "device_types", "language")
 
 
 # --------------------------------------------------------------------------- entry points
-
-
-def bundled_config_dir() -> Path:
-    """The defaults shipped with Mnemolis (the checkout, or share/mnemolis)."""
-    checkout = Path(__file__).resolve().parent.parent.parent
-    if (checkout / "intents").is_dir():
-        return checkout
-    return Path(sys.prefix) / "share" / "mnemolis"
-
-
-#: The system-wide configuration of an installed daemon (see packaging/).
-ETC_CONFIG_DIR = Path("/etc/mnemolis")
-CONFIG_ENV = "MNEMOLIS_CONFIG"
-
-
-def find_config_dir(
-    explicit: str | os.PathLike[str] | None = None,
-    environ: Mapping[str, str] | None = None,
-    etc: Path = ETC_CONFIG_DIR,
-) -> Path:
-    """``--config``, then ``$MNEMOLIS_CONFIG``, then ``/etc/mnemolis`` (when it holds
-    ``intents/`` or ``sources/``), then the defaults. Whichever it is, `load_config`
-    lays it over the shipped defaults."""
-    if explicit:
-        return Path(explicit)
-    env = (os.environ if environ is None else environ).get(CONFIG_ENV)
-    if env:
-        return Path(env)
-    if (etc / "intents").is_dir() or (etc / "sources").is_dir():
-        return etc
-    return bundled_config_dir()
 
 
 def load_config(

@@ -79,7 +79,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemolis.config import Config, load_config
 from mnemolis.evaluation.compare import RowResult, RowScorer
@@ -101,7 +101,9 @@ from mnemolis.evaluation.report import (
     split_mistakes,
     summarise,
 )
-from mnemolis.understand import Understander
+
+if TYPE_CHECKING:  # spaCy loads when the command runs, not when `mnemolis --help` builds its parser
+    from mnemolis.understand import Understander
 
 EXIT_OK = 0
 EXIT_FLOOR = 1
@@ -367,6 +369,8 @@ def run(
             raise DataError(
                 dataset.path, None, f"--holdout: no row is in a fold divisible by {HOLDOUT_EVERY}"
             )
+        from mnemolis.understand import Understander
+
         understander = understander or Understander(config)
         keyer = make_keyer(config, understander)
         progress = Progress(err, len(rows), args.progress or err.isatty())

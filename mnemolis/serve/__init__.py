@@ -1,6 +1,16 @@
 """`mnemolis serve`: the daemon and its front-ends (HTTP, Wyoming, MQTT, Hermes).
 
-`daemon` owns the one long-lived assistant; each front-end module turns its
-protocol into `Daemon.ask` calls; `settings` reads `sources/serve.yaml` and
-the flags; `command` wires them together and handles the signals.
+`daemon` owns the one long-lived assistant (and the announcer every
+generation of it shares); each front-end module turns its protocol into
+`Daemon.ask` calls with the requester's `Origin`: `http_api` (on aiohttp,
+guarded by `http_server`, with `http_events` for ``GET /events``),
+`wyoming_service` (its events read and written by `wyoming_events`),
+`mqtt_api` and `hermes` (on `mqtt_client`'s connection). `announcements`
+takes what the assistant says first back to the requester's front-end.
+`requests` and `wire` read requests strictly and write replies that always
+encode; `listeners` opens sockets with errors that say where, under the
+open-file limit; `log_limit` keeps a flood of one line out of the journal;
+`settings` reads `sources/serve.yaml` and the flags; `command` wires it all
+together and handles the signals. `client` is the CLI's side: `mnemolis ask`
+and `chat` through a running daemon, on the standard library alone.
 """

@@ -4,8 +4,13 @@ Start-up: read the configuration and `sources/serve.yaml`, apply the flags,
 start the assistant (sources connected, intents compiled), then each
 front-end, each printing ``mnemolis: <front-end> listening on <where>`` on
 standard output once it can take requests (the MQTT ones once the broker
-confirmed their subscription). SIGHUP reloads; SIGTERM and SIGINT drain and
-exit 0. Logs, one line per request among them, go to standard error.
+confirmed their subscription). A front-end that cannot listen says where and
+why, and the daemon exits 1. SIGHUP reloads; SIGTERM and SIGINT drain and
+exit 0. Logs, one line per request among them, go to standard error, with
+repeated identical lines rate-limited (`log_limit`). Each listener's
+connections are capped under the open-file limit (`listeners`), and the
+announcements of the daemon's life go back through the front-ends
+(`announcements`).
 """
 
 from __future__ import annotations
@@ -13,18 +18,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.serve.settings import Flags, ServeSettings, load_serve_settings, with_flags
-
-if TYPE_CHECKING:  # the front-ends load only when the daemon runs: `mnemolis parse` starts fast
+if TYPE_CHECKING:  # all of it loads only when the daemon runs: `mnemolis --help` starts fast
+    from mnemolis.config import Config
+    from mnemolis.serve.announcements import Router
     from mnemolis.serve.daemon import Daemon
     from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.settings import ServeSettings
 
 log = logging.getLogger("mnemolis.serve")
 
@@ -49,7 +53,9 @@ def announce(name: str, where: str) -> None:
 
 
 SERVE_HELP = """front-ends (each also switched on or off in sources/serve.yaml):
-  --http HOST:PORT          HTTP JSON: POST /ask, GET /health, GET /intents, POST /reload
+  --http HOST:PORT          HTTP JSON: POST /ask, GET /health, GET /intents, POST /reload,
+                            GET /events (announcements, Server-Sent Events); the same on
+                            a unix socket for `mnemolis ask` and `chat` (http.socket)
   --wyoming tcp://HOST:PORT a Wyoming handle service (Home Assistant, wyoming-satellite)
   --mqtt-api                questions on mnemolis/ask, answers on mnemolis/answer
   --hermes                  Rhasspy: hermes/asr/textCaptured and hermes/nlu/query in,
@@ -85,7 +91,12 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from mnemolis.config import load_config
+    from mnemolis.serve.log_limit import install
+    from mnemolis.serve.settings import Flags, load_serve_settings, with_flags
+
     logging.basicConfig(level=logging.INFO, format="mnemolis: %(message)s", stream=sys.stderr)
+    install()
     config_dir = getattr(args, "config", None)
     config = load_config(config_dir)  # ConfigError: main() prints it and exits 2
     try:
@@ -100,44 +111,65 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return asyncio.run(serve(config_dir, config, settings, extras))
 
 
-def front_ends(daemon: Daemon, settings: ServeSettings) -> tuple[list[FrontEnd], ServeMqtt | None]:
-    """The front-ends the settings switch on, and the MQTT connection they share."""
+def listener_count(settings: ServeSettings) -> int:
+    """Listening sockets the settings open (HTTP's unix socket counted when it may be)."""
+    http = (1 + (settings.http.socket is not None)) if settings.http.enabled else 0
+    return http + int(settings.wyoming.enabled)
+
+
+def front_ends(
+    daemon: Daemon, settings: ServeSettings
+) -> tuple[list[FrontEnd], ServeMqtt | None, Router]:
+    """The front-ends the settings switch on, the MQTT connection they share, and the
+    router that takes announcements to them."""
     from mnemolis.mqtt_connection.settings import load_broker_settings
+    from mnemolis.serve.announcements import Router
     from mnemolis.serve.hermes import Hermes
     from mnemolis.serve.http_api import HttpApi
-    from mnemolis.serve.mqtt_api import MqttApi
+    from mnemolis.serve.http_events import EventStreams
+    from mnemolis.serve.listeners import connection_caps
+    from mnemolis.serve.mqtt_api import FRONT_END, MqttApi
     from mnemolis.serve.mqtt_client import ServeMqtt
-    from mnemolis.serve.say import SayOverMqtt
     from mnemolis.serve.wyoming_service import WyomingService
 
     config = daemon.generation.config
+    cap = connection_caps(settings.limits.max_connections, listener_count(settings))
+    events = EventStreams()
+    router = Router(daemon.announcer, events)
     chosen: list[FrontEnd] = []
     if settings.http.enabled:
-        chosen.append(HttpApi(daemon, settings.http, settings.limits, settings.token, announce))
+        chosen.append(
+            HttpApi(daemon, settings.http, settings.limits, settings.token, announce, events, cap)
+        )
     if settings.wyoming.enabled:
         language = config.language.code
-        chosen.append(WyomingService(daemon, settings.wyoming, settings.limits, language, announce))
+        wyoming = WyomingService(daemon, settings.wyoming, settings.limits, language, announce, cap)
+        router.add(wyoming.name, wyoming)
+        chosen.append(wyoming)
     link = None
     if settings.uses_broker:
         broker, _ = load_broker_settings(config)
         link = ServeMqtt(broker, settings.limits.max_body_bytes)
         hermes_topics = settings.hermes.listen_topics if settings.hermes.enabled else ()
         if settings.mqtt_api.enabled:
-            chosen.append(
-                MqttApi(
-                    daemon,
-                    link,
-                    settings.mqtt_api,
-                    settings.limits,
-                    settings.token,
-                    announce,
-                    (*hermes_topics, settings.hermes.say_topic, settings.mqtt_api.say_topic),
-                )
+            mqtt_api = MqttApi(
+                daemon,
+                link,
+                settings.mqtt_api,
+                settings.limits,
+                settings.token,
+                announce,
+                (*hermes_topics, settings.hermes.say_topic, settings.mqtt_api.say_topic),
             )
-            chosen.append(SayOverMqtt(daemon, link, settings.mqtt_api.say_topic))
+            router.add(FRONT_END, mqtt_api)
+            router.add_area(mqtt_api)
+            chosen.append(mqtt_api)
         if settings.hermes.enabled:
-            chosen.append(Hermes(daemon, link, settings.hermes, settings.limits, announce))
-    return chosen, link
+            hermes = Hermes(daemon, link, settings.hermes, settings.limits, announce)
+            router.add(hermes.name, hermes)
+            router.add_area(hermes)
+            chosen.append(hermes)
+    return chosen, link, router
 
 
 async def serve(
@@ -184,9 +216,12 @@ async def _run(
     stop: asyncio.Event,
     reloads: set[asyncio.Task[object]],
 ) -> int:
+    from mnemolis.config import ConfigError
+    from mnemolis.serve.listeners import CannotListen
+
     await daemon.start(config)
     try:
-        chosen, link = front_ends(daemon, settings)
+        chosen, link, router = front_ends(daemon, settings)
     except ConfigError as exc:  # the broker section of mqtt.yaml
         print(f"mnemolis: configuration error: {exc}", file=sys.stderr)
         await daemon.close()
@@ -196,18 +231,19 @@ async def _run(
     started: list[FrontEnd] = []
     try:
         for front_end in chosen:
+            started.append(front_end)  # a half-opened one is closed too
             await front_end.start()
-            started.append(front_end)
-    except OSError as exc:
-        reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
-        print(f"mnemolis: {front_end.name} cannot listen: {reason}", file=sys.stderr)
+    except CannotListen as exc:
+        print(f"mnemolis: {exc}", file=sys.stderr)
         await _stop(daemon, started, link, 0.0)
         return EXIT_FAILED
+    router.start()
     if link is not None:
         await link.start()
         announce_waiting(link, chosen)
     await stop.wait()
     log.info("stopping: answering %d requests in flight", daemon.in_flight)
+    router.stop()
     await _stop(daemon, started, link, settings.limits.drain_s, reloads)
     log.info("stopped")
     return EXIT_OK

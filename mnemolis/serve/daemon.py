@@ -6,16 +6,25 @@ assistant from the re-read configuration beside the running one, swaps it
 in (conversations move over, so "turn it off" still works after a reload),
 and closes the old one once its in-flight requests are answered; a broken
 configuration is logged with its file and line and the old one keeps
-serving. Draining refuses new requests and waits for those in flight.
-Every answered request is one log line, for journald.
+serving, and so does one that lost a file the running one had (a removed
+`sources/mqtt.yaml` would otherwise leave a house without devices). Every
+generation speaks into the daemon's one `Announcer`, so what the old one
+scheduled still reaches the front-ends. Draining refuses new requests and
+waits for those in flight. Every answered request is one log line.
+
+Confirmations have a *scope*: the client that may answer a "Do you want me
+to unlock the front door?". Front-ends whose session is shared by several
+clients (plain-text MQTT, Hermes' site) pass the client's own scope (a
+per-request one when the client cannot be told apart); a yes from another
+scope finds nothing waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -28,12 +37,16 @@ from mnemolis.assistant import Assistant
 from mnemolis.config import Config, ConfigError, load_config
 from mnemolis.origin import Origin
 from mnemolis.serve.settings import ServeSettings, load_serve_settings
+from mnemolis.serve.wire import dumps
 
 log = logging.getLogger("mnemolis.serve")
 request_log = logging.getLogger("mnemolis.serve.requests")
 
 #: How much of a query one log line keeps.
 LOGGED_QUERY_CHARS = 200
+
+#: Sessions whose last confirmation scope is remembered.
+MAX_SCOPES = 4096
 
 #: Builds an assistant from a configuration, its sources speaking into the announcer.
 Starter = Callable[[Config, Announcer], Awaitable[Assistant]]
@@ -52,6 +65,20 @@ def starter_with(extras: Mapping[str, Any]) -> Starter:
         return await Assistant.start(config, one_shot=True, extras=extras, announcer=announcer)
 
     return start
+
+
+def lost_files(old: Config, new: Config) -> list[str]:
+    """The files the running configuration read that the new one no longer has."""
+    kept = {path.resolve() for path in new.files}
+    root = old.root.resolve()
+    return [_relative(path, root) for path in old.files if path.resolve() not in kept]
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 class Unavailable(Exception):
@@ -104,10 +131,10 @@ def request_line(front_end: str, session: str, answer: Answer) -> str:
     sources = sorted({s for r in answer.parts if (s := r.answer.source or r.part.source)})
     query = answer.query[:LOGGED_QUERY_CHARS]
     return (
-        f"ask via={front_end} session={json.dumps(session, ensure_ascii=False)} "
+        f"ask via={front_end} session={dumps(session)} "
         f"outcome={answer.outcome} parts={len(answer.parts)} "
         f"sources={','.join(sources) or '-'} ms={answer.ms:.1f} "
-        f"query={json.dumps(query, ensure_ascii=False)}"
+        f"query={dumps(query)}"
     )
 
 
@@ -128,6 +155,7 @@ class Daemon:
         self.draining = False
         self.started_at = time.monotonic()
         self.answered = 0
+        self._scopes: OrderedDict[str, str] = OrderedDict()  # session -> scope of its last turn
         self._current: Generation | None = None
         self._in_flight = 0
         self._idle = asyncio.Event()
@@ -206,14 +234,23 @@ class Daemon:
                 self._idle.set()
 
     async def ask(
-        self, front_end: str, text: str, session: str, origin: Origin | None = None
+        self,
+        front_end: str,
+        text: str,
+        session: str,
+        origin: Origin | None = None,
+        scope: str | None = None,
     ) -> Answer:
-        """One turn of ``session`` on the current assistant, logged in one line."""
+        """One turn of ``session`` on the current assistant, logged in one line.
+
+        ``scope`` names the client within a shared session (see the module's
+        docstring); None when the session is the client's own."""
         origin = origin or Origin(front_end=front_end, session=session)
         generation = self.generation
         generation.in_flight += 1
         generation.idle.clear()
         try:
+            await self._bind_confirmations(generation.assistant, session, scope)
             answer = await generation.assistant.ask(text, session, origin)
         except Exception as exc:  # a bug must end as a sentence, never a traceback to a client
             log.exception("the %s request of session %r failed", front_end, session)
@@ -230,6 +267,29 @@ class Daemon:
 
     def forget(self, session: str) -> None:
         self.generation.assistant.forget(session)
+        self._scopes.pop(session, None)
+
+    async def _bind_confirmations(
+        self, assistant: Assistant, session: str, scope: str | None
+    ) -> None:
+        """Drop the actions waiting for a yes in ``session`` when another scope asked them."""
+        last = self._scopes.pop(session, None)
+        if scope is not None:
+            self._scopes[session] = scope
+            while len(self._scopes) > MAX_SCOPES:
+                self._scopes.popitem(last=False)
+        if last is None or last == scope:
+            return
+        conversation = assistant.conversations.get(session)
+        async with conversation.lock:
+            dropped = conversation.take_waiting()
+        if dropped:
+            log.info(
+                "session %s: %d action(s) waiting for a yes were asked by another client; "
+                "that client's yes was not taken",
+                dumps(session),
+                len(dropped),
+            )
 
     # ------------------------------------------------------------------ reload
 
@@ -241,6 +301,15 @@ class Daemon:
             try:
                 config = await asyncio.to_thread(load_config, self.config_dir)
                 settings = load_serve_settings(config)
+                lost = lost_files(old.config, config)
+                if lost:
+                    also = f" (and {', '.join(lost[1:])})" if lost[1:] else ""
+                    raise ConfigError(
+                        config.root / lost[0],
+                        None,
+                        f"the file is gone{also}, but the running configuration read it: put "
+                        "it back, or restart the daemon to run without it",
+                    )
                 assistant = await self.starter(config, self.announcer)
             except ConfigError as exc:
                 return self._refused(old, started, str(exc))

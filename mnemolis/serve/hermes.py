@@ -3,16 +3,25 @@
 `hermes/asr/textCaptured` (``text``) and `hermes/nlu/query` (``input``, or
 ``text``) come in as JSON with ``siteId`` and ``sessionId``; the reply is
 said on `hermes/tts/say` with the same ``siteId`` and ``sessionId`` and an
-``id`` of its own. Each satellite (siteId) keeps one conversation. Rhasspy
-can send the same utterance on both topics (the ASR's text, then the
-dialogue manager's query): the same text of the same site and session
-within ``repeat_window_s`` is answered once.
+``id`` of its own. Each satellite (siteId) keeps one conversation, in the
+area ``hermes.sites`` maps it to. Rhasspy can send the same utterance on
+both topics (the ASR's text, then the dialogue manager's query): the same
+text of the same site and session within ``repeat_window_s`` is answered
+once.
+
+As Rhasspy's own NLU does, a text nothing matched is also published as
+`hermes/nlu/intentNotRecognized` (``input``, ``siteId``, ``sessionId``,
+``id``), so the dialogue manager ends its session. A confirmation ("Do you
+want me to unlock the front door?") is bound to the ``sessionId`` that
+asked: it is asked with `hermes/dialogueManager/continueSession`, so the
+answer comes in the same session, and a "yes" from another session of the
+same site finds nothing waiting. Announcements are said on the say topic
+for the requester's site, or for every site of their area.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -20,15 +29,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mnemolis.announce import Announcement
+from mnemolis.answer import Answer, Outcome
+from mnemolis.origin import Origin
 from mnemolis.serve.daemon import Daemon, Unavailable
+from mnemolis.serve.mqtt_api import asks_for_yes
 from mnemolis.serve.mqtt_client import Message, ServeMqtt
 from mnemolis.serve.requests import to_json
 from mnemolis.serve.settings import HermesSettings, Limits
+from mnemolis.serve.wire import NotJson, clean_text, loads, lone_surrogate
 
 log = logging.getLogger(__name__)
 
 NAME = "hermes"
 DEFAULT_SITE = "default"
+NOT_RECOGNIZED = "hermes/nlu/intentNotRecognized"
+CONTINUE_SESSION = "hermes/dialogueManager/continueSession"
 MAX_ID_CHARS = 200
 MAX_REMEMBERED = 1024  # recent utterances kept to spot a repeat
 
@@ -41,6 +57,7 @@ class Utterance:
     site_id: str
     session_id: str | None
     lang: str | None = None
+    id: str | None = None  # the query's own id (nlu/query), echoed in intentNotRecognized
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -50,8 +67,8 @@ class Utterance:
 def read_utterance(payload: bytes, max_chars: int) -> Utterance | str:
     """The utterance in a Hermes message, or why there is none."""
     try:
-        data: Any = json.loads(payload)
-    except (UnicodeDecodeError, ValueError):
+        data: Any = loads(payload)
+    except (UnicodeDecodeError, NotJson):
         return "not JSON"
     if not isinstance(data, dict):
         return "not a JSON object"
@@ -66,8 +83,17 @@ def read_utterance(payload: bytes, max_chars: int) -> Utterance | str:
         return "sessionId is not a short string"
     if len(text) > max_chars:
         return f"the text is longer than {max_chars} characters"
+    if lone_surrogate(text):
+        return "the text holds a lone surrogate"
     lang = data.get("lang")
-    return Utterance(text, site, session, lang if isinstance(lang, str) else None)
+    ident = data.get("id")
+    return Utterance(
+        text,
+        clean_text(site),
+        clean_text(session) if session is not None else None,
+        lang if isinstance(lang, str) else None,
+        clean_text(ident)[:MAX_ID_CHARS] if isinstance(ident, str) else None,
+    )
 
 
 class Hermes:
@@ -92,7 +118,7 @@ class Hermes:
         self.clock = clock
         self.ready = False
         self._recent: dict[tuple[str, str | None, str], float] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         link.route(settings.listen_topics, self._received, self._subscribed)
 
     async def start(self) -> None:
@@ -128,9 +154,7 @@ class Hermes:
         if self._repeated(utterance):
             log.info("hermes: %s repeated %r; answered once", message.topic, utterance.text[:80])
             return
-        task = asyncio.create_task(self._answer(utterance))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self._answer(utterance))
 
     def _repeated(self, utterance: Utterance) -> bool:
         now = self.clock()
@@ -145,19 +169,81 @@ class Hermes:
 
     async def _answer(self, utterance: Utterance) -> None:
         session = f"hermes:{utterance.site_id}"
+        # confirmations are the sessionId's; without one, this utterance's alone
+        scope = utterance.session_id or f"hermes:utterance:{uuid.uuid4().hex}"
+        room = self.settings.area_of(utterance.site_id)
+        origin = Origin(self.name, session, room, utterance.site_id)
         try:
             async with self.daemon.request():
-                answer = await self.daemon.ask(self.name, utterance.text, session)
-                await self._say(utterance, answer.text)
+                answer = await self.daemon.ask(self.name, utterance.text, session, origin, scope)
+                await self._reply(utterance, answer)
         except Unavailable as exc:
             await self._say(utterance, exc.message)
 
-    async def _say(self, utterance: Utterance, text: str) -> None:
-        payload = {
-            "text": text,
+    async def _reply(self, utterance: Utterance, answer: Answer) -> None:
+        if answer.outcome is Outcome.NOT_UNDERSTOOD:
+            await self.link.publish(NOT_RECOGNIZED, to_json(self.not_recognized(utterance)))
+        if utterance.session_id is not None and asks_for_yes(answer):
+            await self.link.publish(CONTINUE_SESSION, to_json(self.continued(utterance, answer)))
+            return
+        await self._say(utterance, answer.text)
+
+    @staticmethod
+    def not_recognized(utterance: Utterance) -> dict[str, Any]:
+        """Rhasspy's NluIntentNotRecognized."""
+        return {
+            "input": utterance.text,
             "siteId": utterance.site_id,
             "sessionId": utterance.session_id,
-            "id": uuid.uuid4().hex,
+            "id": utterance.id,
+            "customData": None,
+        }
+
+    @staticmethod
+    def continued(utterance: Utterance, answer: Answer) -> dict[str, Any]:
+        """Rhasspy's DialogueContinueSession: say the question, keep listening in the session."""
+        return {
+            "sessionId": utterance.session_id,
+            "text": answer.text,
+            "customData": None,
+            "intentFilter": None,
+            "sendIntentNotRecognized": True,
             "lang": utterance.lang,
         }
+
+    async def _say(self, utterance: Utterance, text: str) -> None:
+        await self._publish_say(text, utterance.site_id, utterance.session_id, utterance.lang)
+
+    async def _publish_say(
+        self, text: str, site: str, session_id: str | None, lang: str | None = None
+    ) -> None:
+        payload = {
+            "text": text,
+            "siteId": site,
+            "sessionId": session_id,
+            "id": uuid.uuid4().hex,
+            "lang": lang,
+        }
         await self.link.publish(self.settings.say_topic, to_json(payload))
+
+    # ------------------------------------------------------------------ announcements
+
+    def speak(self, announcement: Announcement) -> bool:
+        """Said on the site that asked."""
+        site = announcement.origin.site
+        if not site:
+            return False
+        self._spawn(self._publish_say(announcement.text, site, None))
+        return True
+
+    def speak_in_area(self, announcement: Announcement) -> bool:
+        """Said on every site of the announcement's area."""
+        sites = self.settings.sites_in(announcement.origin.room)
+        for site in sites:
+            self._spawn(self._publish_say(announcement.text, site, None))
+        return bool(sites)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,29 +1,39 @@
-"""HTTP JSON: `POST /ask`, `GET /health`, `GET /intents`, `POST /reload`.
+"""HTTP JSON: `POST /ask`, `GET /health`, `GET /intents`, `POST /reload`, `GET /events`.
 
-A small HTTP/1.1 server on asyncio streams (keep-alive, ``Content-Length``
-bodies, ``Expect: 100-continue``), on the daemon's own event loop, so a
-request in flight is simply a task the daemon can wait for when it drains.
-Everything a client sends is bounded: the request line and each header by
-the stream's limit, the header count, the body by ``max_body_bytes``, and
-the time to send a request once begun by ``read_timeout_s``. Bad input gets
-a JSON error and a status code, never a traceback. With a token set, every
-endpoint but `/health` wants ``Authorization: Bearer <token>``; `/health`
-stays open for monitors and says nothing a stranger could use.
+Served by aiohttp (`http_server` guards it: deadlines from the first byte,
+connection caps, JSON refusals) on the daemon's own event loop, so a request
+in flight is a task the daemon waits for when it drains. The same API
+listens on a unix socket for the CLI (``http.socket``), where the socket's
+permissions stand in for the token. Everything a client sends is bounded:
+the request line and each header, the header count, the body by
+``max_body_bytes``, the time to send a request by ``read_timeout_s``. Bad
+input gets a JSON error and a status code, never a traceback. With a token
+set, every endpoint but `/health` wants ``Authorization: Bearer <token>``;
+`/health` stays open for monitors and says nothing a stranger could use.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from http import HTTPStatus
+from pathlib import Path
 from typing import Any
 
+from aiohttp import web
+
 from mnemolis import __version__
+from mnemolis.origin import Origin
+from mnemolis.serve.client import daemon_socket, mismatch
 from mnemolis.serve.daemon import Daemon, Unavailable
+from mnemolis.serve.http_events import EventStreams
+from mnemolis.serve.http_server import Guard, GuardedServer, error_body, guarded
+from mnemolis.serve.listeners import CannotListen, describe, prepare_unix_path
 from mnemolis.serve.requests import (
     BadRequest,
     answer_payload,
@@ -31,64 +41,45 @@ from mnemolis.serve.requests import (
     to_json,
     token_matches,
 )
-from mnemolis.serve.settings import HttpSettings, Limits
+from mnemolis.serve.settings import AUTO, HttpSettings, Limits
+from mnemolis.serve.wire import NotJson, loads
 
 log = logging.getLogger(__name__)
 
 NAME = "http"
 DEFAULT_SESSION = "http"
-LINE_LIMIT = 16_384  # the request line and each header line
-MAX_HEADERS = 100
 OPEN_PATHS = frozenset({"/health"})
+#: Who may say they are a CLI command (``"via"``) in a request.
+VIA = frozenset({"cli", "chat"})
+SOCKET_MODE = 0o660
 
 
 @dataclass
-class HttpRequest:
-    method: str
-    path: str
-    version: str
-    headers: dict[str, str]
-    body: bytes = b""
-
-    @property
-    def keep_alive(self) -> bool:
-        connection = self.headers.get("connection", "").lower()
-        if self.version == "HTTP/1.0":
-            return connection == "keep-alive"
-        return connection != "close"
-
-
-@dataclass
-class HttpResponse:
+class Reply:
     status: int
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     close: bool = False
 
 
-def error(status: int, code: str, message: str, **headers: str) -> HttpResponse:
-    return HttpResponse(status, {"error": message, "code": code}, dict(headers))
+def error(status: int, code: str, message: str, **headers: str) -> Reply:
+    return Reply(status, error_body(code, message), dict(headers))
 
 
-class HttpError(Exception):
-    """A request that cannot be read; the connection ends after the error response."""
+@dataclass
+class _Call:
+    """One request as the routes see it."""
 
-    def __init__(self, response: HttpResponse) -> None:
-        super().__init__(response.body.get("error"))
-        self.response = response
-
-
-@dataclass(eq=False)
-class _Connection:
-    writer: asyncio.StreamWriter
-    busy: bool = False
+    request: web.BaseRequest
+    body: bytes
+    trusted: bool  # came over the unix socket
 
 
-Route = Callable[[HttpRequest], Awaitable[HttpResponse]]
+Route = Callable[[_Call], Awaitable[Reply | web.StreamResponse]]
 
 
 class HttpApi:
-    """The HTTP front-end."""
+    """The HTTP front-end: a TCP listener and, for the CLI, a unix socket."""
 
     name = NAME
 
@@ -99,175 +90,144 @@ class HttpApi:
         limits: Limits,
         token: str | None,
         announce: Callable[[str, str], None],
+        events: EventStreams | None = None,
+        max_connections: int | None = None,
     ) -> None:
         self.daemon = daemon
         self.settings = settings
         self.limits = limits
         self.token = token
         self.announce = announce
+        self.events = events or EventStreams()
         self.closing = False
-        self.connections: set[_Connection] = set()
-        self._server: asyncio.AbstractServer | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        cap = max_connections or limits.max_connections
+        self.guard = Guard(NAME, limits.read_timeout_s, cap)
+        self.socket_guard = Guard(f"{NAME} (unix socket)", limits.read_timeout_s, cap)
+        self.socket_path: str | None = None
+        self._requests = itertools.count(1)
+        self._servers: list[tuple[GuardedServer, asyncio.AbstractServer]] = []
         self.routes: dict[str, dict[str, Route]] = {
             "/ask": {"POST": self.ask},
             "/health": {"GET": self.health},
             "/intents": {"GET": self.intents},
             "/reload": {"POST": self.reload},
+            "/events": {"GET": self.stream},
+            "/hello": {"POST": self.hello},
         }
 
     # ------------------------------------------------------------------ life
 
     async def start(self) -> None:
-        """Listen (raises OSError when the address is taken) and say where."""
+        """Listen (`CannotListen` says where and why) and say where."""
+        loop = asyncio.get_running_loop()
         listen = self.settings.listen
-        self._server = await asyncio.start_server(
-            self._connected, listen.host, listen.port, limit=LINE_LIMIT
-        )
-        port = self._server.sockets[0].getsockname()[1]
+        server = GuardedServer(self._tcp, self.guard, self.limits.keepalive_s)
+        try:
+            listening = await loop.create_server(server, listen.host, listen.port)
+        except OSError as exc:
+            raise describe(self.name, listen.url("http"), exc) from exc
+        self._servers.append((server, listening))
+        port = listening.sockets[0].getsockname()[1]
         if not listen.loopback and self.token is None:
             log.warning(
                 "http listens on %s without a token: anyone who can reach it may ask", listen.host
             )
+        await self._start_socket()
         self.announce(self.name, listen.url("http", port))
 
+    async def _start_socket(self) -> None:
+        path = self._socket_path()
+        if path is None:
+            return
+        if self.settings.socket == AUTO:
+            with contextlib.suppress(OSError):  # $XDG_RUNTIME_DIR/mnemolis may not exist yet
+                Path(path).parent.mkdir(mode=0o700, exist_ok=True)
+        prepare_unix_path(self.name, path)
+        loop = asyncio.get_running_loop()
+        server = GuardedServer(self._unix, self.socket_guard, self.limits.keepalive_s)
+        try:  # born with the umask's mode (0755: only the owner may connect), then 0660
+            listening = await loop.create_unix_server(server, path)
+        except OSError as exc:
+            raise describe(self.name, f"unix://{path}", exc) from exc
+        os.chmod(path, SOCKET_MODE)
+        self._servers.append((server, listening))
+        self.socket_path = path
+        log.info("http: the CLI's socket is unix://%s", path)
+
+    def _socket_path(self) -> str | None:
+        socket = self.settings.socket
+        if socket is None:
+            return None
+        if socket == AUTO:
+            found = daemon_socket(os.environ)
+            return str(found) if found is not None else None
+        return socket
+
     def refuse(self) -> None:
-        """Stop accepting; idle keep-alive connections are closed, busy ones finish."""
+        """Stop accepting; idle keep-alive connections close, busy ones finish."""
         self.closing = True
-        if self._server is not None:
-            self._server.close()
-        for connection in self.connections:
-            if not connection.busy:
-                connection.writer.close()
+        for server, listening in self._servers:
+            listening.close()
+            server.pre_shutdown()
+        self.events.close()
 
     async def close(self) -> None:
         self.refuse()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.limits.drain_s
-        while any(c.busy for c in self.connections) and loop.time() < deadline:
+        while self.daemon.in_flight and loop.time() < deadline:
             await asyncio.sleep(0.01)
-        for connection in self.connections:
-            connection.writer.close()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=1.0)
+        for server, listening in self._servers:
+            with contextlib.suppress(Exception):
+                await server.shutdown(1.0)
+            with contextlib.suppress(Exception):
+                await listening.wait_closed()
+        if self.socket_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.socket_path)
 
-    # ------------------------------------------------------------------ connections
+    # ------------------------------------------------------------------ requests
 
-    def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.create_task(self._serve(reader, writer), name="http connection")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    async def _tcp(self, request: web.BaseRequest) -> web.StreamResponse:
+        return await self._handle(request, trusted=False)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connection = _Connection(writer)
-        self.connections.add(connection)
+    async def _unix(self, request: web.BaseRequest) -> web.StreamResponse:
+        return await self._handle(request, trusted=True)
+
+    async def _handle(self, request: web.BaseRequest, trusted: bool) -> web.StreamResponse:
+        protocol = guarded(request)
+        left = protocol.began() if protocol is not None else self.limits.read_timeout_s
         try:
-            while not self.closing:
-                try:
-                    request = await self._read(reader, writer, connection)
-                except HttpError as exc:
-                    exc.response.close = True
-                    await self._write(writer, exc.response)
-                    break
-                if request is None:
-                    break
-                response = await self._respond(request)
-                response.close = response.close or not request.keep_alive or self.closing
-                await self._write(writer, response)
-                connection.busy = False
-                if response.close:
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
-            pass
+            reply = await self._respond(request, trusted, left)
         finally:
-            connection.busy = False
-            self.connections.discard(connection)
-            writer.close()
+            if protocol is not None:
+                protocol.ended()
+        if isinstance(reply, web.StreamResponse):
+            return reply
+        return self._response(reply)
 
-    async def _read(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, connection: _Connection
-    ) -> HttpRequest | None:
-        """The next request; None when the client is done (or idle past keepalive_s)."""
-        try:
-            first = await asyncio.wait_for(reader.readline(), self.limits.keepalive_s)
-        except TimeoutError:
-            return None
-        except ValueError as exc:  # over the stream's line limit
-            raise HttpError(error(414, "uri_too_long", "The request line is too long")) from exc
-        if not first.strip():
-            return None
-        connection.busy = True
-        try:
-            return await asyncio.wait_for(
-                self._read_rest(first, reader, writer), self.limits.read_timeout_s
-            )
-        except TimeoutError as exc:
-            raise HttpError(error(408, "timeout", "The request did not arrive in time")) from exc
-
-    async def _read_rest(
-        self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> HttpRequest:
-        try:
-            method, target, version = first.decode("latin-1").split()
-        except ValueError as exc:
-            raise HttpError(error(400, "bad_request", "The request line is malformed")) from exc
-        if not version.startswith("HTTP/1."):
-            raise HttpError(error(505, "bad_version", "Only HTTP/1.0 and HTTP/1.1 are spoken"))
-        headers: dict[str, str] = {}
-        while True:
-            try:
-                line = await reader.readline()
-            except ValueError as exc:
-                raise HttpError(error(431, "header_too_large", "A header is too long")) from exc
-            if line in (b"\r\n", b"\n", b""):
-                break
-            if len(headers) >= MAX_HEADERS:
-                raise HttpError(error(431, "header_too_large", "There are too many headers"))
-            name, sep, value = line.decode("latin-1").partition(":")
-            if not sep or not name.strip():
-                raise HttpError(error(400, "bad_request", "A header is malformed"))
-            headers[name.strip().lower()] = value.strip()
-        if "transfer-encoding" in headers:
-            raise HttpError(
-                error(501, "chunked", "Chunked bodies are not supported; send Content-Length")
-            )
-        length_text = headers.get("content-length", "0")
-        if not length_text.isdigit():
-            raise HttpError(error(400, "bad_request", "Content-Length is not a number"))
-        length = int(length_text)
-        if length > self.limits.max_body_bytes:
-            limit = self.limits.max_body_bytes
-            raise HttpError(error(413, "too_large", f"The body is over {limit} bytes"))
-        if length and headers.get("expect", "").lower() == "100-continue":
-            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        body = await reader.readexactly(length) if length else b""
-        return HttpRequest(method.upper(), target.split("?", 1)[0], version, headers, body)
-
-    async def _write(self, writer: asyncio.StreamWriter, response: HttpResponse) -> None:
-        body = to_json(response.body)
-        phrase = HTTPStatus(response.status).phrase
-        headers = {
-            "Content-Type": "application/json; charset=utf-8",
-            "Content-Length": str(len(body)),
-            "Cache-Control": "no-store",
-            "Connection": "close" if response.close else "keep-alive",
-            **response.headers,
-        }
-        head = f"HTTP/1.1 {response.status} {phrase}\r\n" + "".join(
-            f"{k}: {v}\r\n" for k, v in headers.items()
+    def _response(self, reply: Reply) -> web.Response:
+        response = web.Response(
+            status=reply.status,
+            body=to_json(reply.body),
+            content_type="application/json",
+            charset="utf-8",
+            headers={"Cache-Control": "no-store", "Server": "mnemolis", **reply.headers},
         )
-        writer.write(head.encode("latin-1") + b"\r\n" + body)
-        with contextlib.suppress(ConnectionError):
-            await writer.drain()
+        if reply.close or self.closing:
+            response.force_close()
+        return response
 
-    # ------------------------------------------------------------------ routing
-
-    async def _respond(self, request: HttpRequest) -> HttpResponse:
+    async def _respond(
+        self, request: web.BaseRequest, trusted: bool, left_s: float
+    ) -> Reply | web.StreamResponse:
+        refused = self._framing(request)
+        if refused is not None:
+            return refused
         methods = self.routes.get(request.path)
         if methods is None:
-            return error(
-                404, "not_found", f"There is no {request.path}; try {', '.join(self.routes)}"
-            )
+            known = ", ".join(self.routes)
+            return error(404, "not_found", f"There is no {request.path}; try {known}")
         route = methods.get(request.method)
         if route is None:
             allowed = ", ".join(methods)
@@ -277,8 +237,8 @@ class HttpApi:
                 f"The {request.path} endpoint takes {allowed}",
                 Allow=allowed,
             )
-        if self.token is not None and request.path not in OPEN_PATHS:
-            scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if not trusted and self.token is not None and request.path not in OPEN_PATHS:
+            scheme, _, given = request.headers.get("Authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not token_matches(given.strip(), self.token):
                 return error(
                     401,
@@ -286,28 +246,92 @@ class HttpApi:
                     "This needs the token: send Authorization: Bearer <token>",
                     **{"WWW-Authenticate": 'Bearer realm="mnemolis"'},
                 )
+        body = await self._body(request, left_s)
+        if isinstance(body, Reply):
+            return body
         try:
-            return await route(request)
+            return await route(_Call(request, body, trusted))
         except Exception:  # a bug must end as a JSON error, never a traceback to the client
             log.exception("http: %s %s failed", request.method, request.path)
             return error(500, "internal", "Something went wrong; the daemon's log says what")
 
-    async def ask(self, request: HttpRequest) -> HttpResponse:
-        parsed = read_json_request(request.body, DEFAULT_SESSION, self.limits.max_text_chars)
+    def _framing(self, request: web.BaseRequest) -> Reply | None:
+        """A body that will not be read, refused first (and the connection closed)."""
+        reply = None
+        limit = self.limits.max_body_bytes
+        if "Transfer-Encoding" in request.headers:
+            reply = error(501, "chunked", "Chunked bodies are not supported; send Content-Length")
+        elif (request.content_length or 0) > limit:
+            reply = error(413, "too_large", f"The body is over {limit} bytes")
+        if reply is not None:
+            reply.close = True
+        return reply
+
+    async def _body(self, request: web.BaseRequest, left_s: float) -> bytes | Reply:
+        """The whole body within what is left of the request's deadline."""
+        length = request.content_length or 0
+        if not length:
+            return b""
+        if request.headers.get("Expect", "").lower() == "100-continue":
+            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        try:
+            return await asyncio.wait_for(request.read(), left_s)
+        except TimeoutError:
+            timeout = self.limits.read_timeout_s
+            reply = error(408, "timeout", f"The request did not arrive within {timeout:g} s")
+            reply.close = True
+            return reply
+
+    # ------------------------------------------------------------------ routes
+
+    def _other_home(self, fields: dict[str, Any]) -> Reply | None:
+        """409 when the CLI expects another home than this daemon serves."""
+        if "expect" not in fields:
+            return None
+        why = mismatch(fields["expect"], self.daemon.generation.config.root, os.environ)
+        return None if why is None else error(409, "other_home", f"{why[0].upper()}{why[1:]}")
+
+    async def hello(self, call: _Call) -> Reply:
+        """The CLI's chat: does this daemon serve my home, and what ends a chat?"""
+        try:
+            fields = loads(call.body) if call.body.strip() else {}
+        except (NotJson, UnicodeDecodeError) as exc:
+            return error(400, "invalid_json", f"The request is not valid JSON ({exc})")
+        if not isinstance(fields, dict):
+            return error(400, "invalid_json", "The request must be a JSON object")
+        other = self._other_home(fields)
+        if other is not None:
+            return other
+        words = sorted(self.daemon.assistant.settings.quit_words)
+        return Reply(200, {"version": __version__, "quit_words": words})
+
+    async def ask(self, call: _Call) -> Reply:
+        parsed = read_json_request(call.body, DEFAULT_SESSION, self.limits.max_text_chars)
         if isinstance(parsed, BadRequest):
-            return HttpResponse(parsed.status, parsed.to_dict())
+            return Reply(parsed.status, parsed.to_dict())
+        fields = parsed.fields
+        other = self._other_home(fields)
+        if other is not None:
+            return other
+        via = fields.get("via")
+        front_end = via if isinstance(via, str) and via in VIA else NAME
+        # a request that names no session shares "http", but nobody else's yes counts for it
+        scope = None if parsed.named_session else f"http:{next(self._requests)}"
+        origin = Origin(front_end, parsed.session, parsed.room)
         try:
             async with self.daemon.request():
-                answer = await self.daemon.ask(NAME, parsed.text, parsed.session)
+                answer = await self.daemon.ask(
+                    front_end, parsed.text, parsed.session, origin, scope
+                )
         except Unavailable as exc:
             status = 500 if exc.code == "internal" else 503
-            response = error(status, exc.code, exc.message, **{"Retry-After": "1"})
+            reply = error(status, exc.code, exc.message, **{"Retry-After": "1"})
             if parsed.id is not None:
-                response.body["id"] = parsed.id
-            return response
-        return HttpResponse(200, answer_payload(answer, parsed.session, parsed.id))
+                reply.body["id"] = parsed.id
+            return reply
+        return Reply(200, answer_payload(answer, parsed.session, parsed.id))
 
-    async def health(self, _request: HttpRequest) -> HttpResponse:
+    async def health(self, _call: _Call) -> Reply:
         daemon = self.daemon
         body = {
             "status": "draining" if daemon.draining else "ok",
@@ -317,9 +341,9 @@ class HttpApi:
             "in_flight": daemon.in_flight,
             "answered": daemon.answered,
         }
-        return HttpResponse(503 if daemon.draining else 200, body)
+        return Reply(503 if daemon.draining else 200, body)
 
-    async def intents(self, _request: HttpRequest) -> HttpResponse:
+    async def intents(self, _call: _Call) -> Reply:
         config = self.daemon.generation.config
         intents = [
             {
@@ -331,10 +355,19 @@ class HttpApi:
             }
             for spec in config.intents.values()
         ]
-        return HttpResponse(200, {"generation": self.daemon.generation.number, "intents": intents})
+        return Reply(200, {"generation": self.daemon.generation.number, "intents": intents})
 
-    async def reload(self, _request: HttpRequest) -> HttpResponse:
+    async def reload(self, _call: _Call) -> Reply:
         if self.daemon.draining:
             return error(503, "shutting_down", "Mnemolis is shutting down")
         result = await self.daemon.reload()
-        return HttpResponse(200 if result.ok else 422, result.to_dict())
+        return Reply(200 if result.ok else 422, result.to_dict())
+
+    async def stream(self, call: _Call) -> Reply | web.StreamResponse:
+        if self.closing:
+            return error(503, "shutting_down", "Mnemolis is shutting down")
+        session = call.request.query.get("session") or None
+        return await self.events.stream(call.request, session)
+
+
+__all__ = ["CannotListen", "HttpApi"]

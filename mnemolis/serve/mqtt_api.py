@@ -1,22 +1,38 @@
 """MQTT request/response: a query on `mnemolis/ask`, its answer's JSON on `mnemolis/answer`.
 
-A request is plain text, or JSON ``{"text", "session", "id"}`` (``id`` is
-echoed in the answer). An MQTT 5 request may name a response topic and
-correlation data: the answer goes to that topic, with the same correlation
-data, when the topic starts with one of ``response_prefixes``; otherwise to
-the answer topic (still correlated), so no request can make Mnemolis publish
-on a device's topic. No topic is ever built from what a request says.
-Retained requests are ignored: they would be answered again on every
-reconnection.
+A request is plain text, or JSON ``{"text", "session", "id", "room"}``
+(``id`` is echoed in the answer). An MQTT 5 request may name a response
+topic and correlation data: the answer goes to that topic, with the same
+correlation data, when the topic starts with one of ``response_prefixes``;
+otherwise to the answer topic (still correlated), so no request can make
+Mnemolis publish on a device's topic. No topic is ever built from what a
+request says. Retained requests are ignored: they would be answered again
+on every reconnection.
+
+Sessions are per client: a ``"session"`` field names one; else an MQTT 5
+response topic is the client's session (``mqtt:<topic>``); else the request
+shares the session ``mqtt`` for context, but its confirmations are its own:
+no other request's "yes" unlocks what it asked for (a client that wants to
+answer "Do you want me to ...?" names a session or a response topic).
+
+Announcements of requests made here go out as JSON on ``say_topic``
+(``mnemolis/say``): ``{"text", "kind", "id", "session", "room", "site",
+"front_end", "due_at", "late_s", "data"}``; so do those whose requester
+cannot be reached any other way (see `announcements`). The say topic is
+never a response topic.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable
 from typing import Any
 
+from mnemolis.announce import Announcement
+from mnemolis.answer import Answer
+from mnemolis.origin import Origin
 from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.mqtt_client import Message, ServeMqtt
 from mnemolis.serve.requests import (
@@ -29,12 +45,25 @@ from mnemolis.serve.requests import (
     token_matches,
 )
 from mnemolis.serve.settings import Limits, MqttApiSettings
+from mnemolis.sources.base import Status
 
 log = logging.getLogger(__name__)
 
 NAME = "mqtt-api"
+FRONT_END = "mqtt"
 DEFAULT_SESSION = "mqtt"
 MAX_TOPIC_BYTES = 256
+#: How long an announcement waits for the daemon's first connection to the broker.
+CONNECT_WAIT_S = 10.0
+#: Said with a question no one can answer: the request named no session or response topic.
+CANNOT_CONFIRM = (
+    'To answer this question, ask again with a "session" (JSON) or an MQTT 5 response topic: '
+    "a plain request's yes cannot be told from anyone else's"
+)
+
+
+def asks_for_yes(answer: Answer) -> bool:
+    return any(r.answer.status is Status.NEEDS_CONFIRMATION for r in answer.parts)
 
 
 class MqttApi:
@@ -60,7 +89,8 @@ class MqttApi:
         self.announce = announce
         self.forbidden = {settings.ask_topic, *forbidden_topics}
         self.ready = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._requests = itertools.count(1)
         link.route((settings.ask_topic,), self._received, self._subscribed)
 
     async def start(self) -> None:
@@ -86,9 +116,36 @@ class MqttApi:
         if message.retain:
             log.warning("mqtt-api ignored a retained request on %s", message.topic)
             return
-        task = asyncio.create_task(self._answer(message))
+        self._spawn(self._answer(message))
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ announcements
+
+    def speak(self, announcement: Announcement) -> bool:
+        """An announcement of a request made on MQTT, on the say topic: ``{"text", "kind",
+        "id", "session", "room", ...}`` (`Announcement.to_dict`)."""
+        self._spawn(self._say(to_json(announcement.to_dict())))
+        return True
+
+    async def _say(self, payload: bytes) -> bool:
+        """Once the connection is up (a timer due at start-up rings before it is), then at
+        QoS 1; while the broker is away, paho keeps it and sends it on reconnection."""
+        waited = 0.0
+        while not self.link.connected and waited < CONNECT_WAIT_S:
+            await asyncio.sleep(0.05)
+            waited += 0.05
+        sent = await self.link.publish(self.settings.say_topic, payload)
+        if not sent:
+            log.warning("an announcement could not be published on %s", self.settings.say_topic)
+        return sent
+
+    def speak_in_area(self, announcement: Announcement) -> bool:
+        """Anyone's announcement that could not reach its requester, with its room."""
+        return self.speak(announcement)
 
     # ------------------------------------------------------------------ one request
 
@@ -112,18 +169,21 @@ class MqttApi:
             return BadRequest("unauthorized", message, 401, request.id)
         return request
 
-    def destination(self, message: Message) -> str:
-        """The response topic when it is allowed, else the answer topic."""
-        topic = message.response_topic
-        if topic is None:
-            return self.settings.answer_topic
-        allowed = (
+    def allowed(self, topic: str) -> bool:
+        """A response topic Mnemolis may publish on (never a device's)."""
+        return (
             0 < len(topic.encode()) <= MAX_TOPIC_BYTES
             and not any(c in topic for c in "+#\0")
             and topic not in self.forbidden
             and any(topic.startswith(p) for p in self.settings.response_prefixes)
         )
-        if allowed:
+
+    def destination(self, message: Message) -> str:
+        """The response topic when it is allowed, else the answer topic."""
+        topic = message.response_topic
+        if topic is None:
+            return self.settings.answer_topic
+        if self.allowed(topic):
             return topic
         log.warning(
             "mqtt-api: the response topic %s is not allowed (response_prefixes: %s); "
@@ -134,16 +194,30 @@ class MqttApi:
         )
         return self.settings.answer_topic
 
+    def client_of(self, request: AskRequest, message: Message) -> tuple[str, str | None]:
+        """The session and the confirmation scope of a request (see the docstring)."""
+        if request.named_session:
+            return request.session, None
+        topic = message.response_topic
+        if topic is not None and self.allowed(topic):
+            return f"mqtt:{topic}", None
+        return DEFAULT_SESSION, f"mqtt:request:{next(self._requests)}"
+
     async def _answer(self, message: Message) -> None:
         request = self.read(message.payload)
         if isinstance(request, BadRequest):
             log.warning("mqtt-api refused a request: %s", request.message)
             await self._reply(message, request.to_dict())
             return
+        session, scope = self.client_of(request, message)
+        origin = Origin(FRONT_END, session, request.room, message.response_topic)
         try:
             async with self.daemon.request():
-                answer = await self.daemon.ask("mqtt", request.text, request.session)
-                await self._reply(message, answer_payload(answer, request.session, request.id))
+                answer = await self.daemon.ask(FRONT_END, request.text, session, origin, scope)
+                payload = answer_payload(answer, session, request.id)
+                if scope is not None and asks_for_yes(answer):
+                    payload["note"] = CANNOT_CONFIRM
+                await self._reply(message, payload)
         except Unavailable as exc:
             await self._reply(message, {"error": exc.message, "code": exc.code, "id": request.id})
 

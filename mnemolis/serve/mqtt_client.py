@@ -6,10 +6,20 @@ correlation data) and nothing more. paho-mqtt (2.x, callback API version 2)
 runs the network loop on its own thread and reconnects by itself; this
 module subscribes again after every connection, hands each message to the
 event loop, and turns a QoS 1 publish into an awaitable that ends at the
-broker's acknowledgement. Incoming packets are bounded by the MQTT 5
-maximum packet size the client announces (four times the payload limit:
-a payload over the limit but under that still arrives and is refused in
-words; a larger one the broker drops instead of sending it).
+broker's acknowledgement.
+
+Requests must not fall between two connections. The session is clean on
+the process's first connection and resumed on every reconnection (MQTT 5
+session expiry, `SESSION_EXPIRY_S`), so requests published while the daemon
+was away from a broker that stayed up are kept for it; and the daemon tries
+again at least every `RECONNECT_MAX_S` while the broker is down, so after a
+broker restart the window in which a request finds no subscriber (the broker
+tells its sender so: PUBACK "No matching subscribers") stays short.
+
+Incoming packets are bounded by the MQTT 5 maximum packet size the client
+announces (four times the payload limit: a payload over the limit but under
+that still arrives and is refused in words; a larger one the broker drops
+instead of sending it).
 """
 
 from __future__ import annotations
@@ -39,6 +49,10 @@ PACKET_OVERHEAD = 4096
 #: Payloads up to this many times ``max_payload_bytes`` still arrive, to be refused in
 #: words; the broker drops larger ones before they reach the daemon.
 OVERSIZE_FACTOR = 4
+#: How long the broker keeps the daemon's subscriptions and requests while it is away.
+SESSION_EXPIRY_S = 300
+#: The longest wait between two tries to reach a broker that is down.
+RECONNECT_MAX_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -106,8 +120,10 @@ class ServeMqtt:
             protocol=MQTTProtocolVersion.MQTTv5,
         )
         configure_client(client, b)
+        # paho's hints say int; it sleeps floats as well
         client.reconnect_delay_set(
-            max(1, round(b.reconnect_min_s)), max(1, round(b.reconnect_max_s))
+            b.reconnect_min_s,  # type: ignore[arg-type]
+            min(b.reconnect_max_s, RECONNECT_MAX_S),  # type: ignore[arg-type]
         )
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
@@ -118,8 +134,15 @@ class ServeMqtt:
         client.on_socket_open = lambda _c, _u, sock: no_delay(sock)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.MaximumPacketSize = self.max_payload_bytes * OVERSIZE_FACTOR + PACKET_OVERHEAD
+        properties.SessionExpiryInterval = SESSION_EXPIRY_S
         self._client = client
-        client.connect_async(b.host, b.port, b.keepalive, clean_start=True, properties=properties)
+        client.connect_async(
+            b.host,
+            b.port,
+            b.keepalive,
+            clean_start=mqtt.MQTT_CLEAN_START_FIRST_ONLY,
+            properties=properties,
+        )
         client.loop_start()
 
     async def close(self, timeout_s: float = 2.0) -> None:

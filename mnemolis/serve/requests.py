@@ -1,24 +1,28 @@
 """What a machine client sends and gets back, shared by the HTTP and MQTT front-ends.
 
-A request is JSON ``{"text": ..., "session": ..., "id": ...}`` (MQTT also
-takes plain text). Reading one never raises: it gives an `AskRequest` or a
-`BadRequest` with a sentence and the HTTP status that fits. Answers and
-errors go back as JSON with the request's ``id`` echoed, so a client that
-sends many requests at once can tell the answers apart.
+A request is JSON ``{"text", "session", "id", "room"}`` (MQTT also takes
+plain text). Reading one never raises: it gives an `AskRequest` or a
+`BadRequest` with a sentence and the HTTP status that fits. JSON is read
+strictly (`wire.loads`: no ``NaN``, no overflowing numbers) and a text holding
+a lone surrogate is refused before anything is done. Answers and errors go
+back as JSON with the request's ``id`` echoed, so a client that sends many
+requests at once can tell the answers apart.
 """
 
 from __future__ import annotations
 
 import hmac
-import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.answer import Answer
+from mnemolis.serve.wire import NotJson, clean_text, dumps_bytes, loads, lone_surrogate
 
 #: JSON types an ``id`` may have (echoed as it came).
 Id = str | int | float | None
 MAX_ID_CHARS = 200
+MAX_ROOM_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,9 @@ class AskRequest:
     session: str
     id: Id = None
     token: str | None = None
+    room: str | None = None
+    named_session: bool = False  # the client named its session (else the default was used)
+    fields: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # all of it
 
 
 @dataclass(frozen=True)
@@ -54,18 +61,22 @@ def read_json_request(
             "empty", 'The request is empty: send JSON like {"text": "what time is it"}'
         )
     try:
-        data = json.loads(body.decode("utf-8"))  # bytes would let json guess UTF-16 or 32
+        data = loads(body)
     except UnicodeDecodeError:
         return BadRequest("encoding", "The request is not UTF-8 text")
-    except ValueError as exc:
+    except NotJson as exc:
         return BadRequest("invalid_json", f"The request is not valid JSON ({exc})")
     if not isinstance(data, dict):
         return BadRequest("invalid_json", 'The request must be a JSON object like {"text": "..."}')
     ident = data.get("id")
     if isinstance(ident, bool) or not isinstance(ident, str | int | float | None):
         return BadRequest("invalid_id", "The id must be a string or a number")
-    if isinstance(ident, str) and len(ident) > MAX_ID_CHARS:
-        return BadRequest("invalid_id", f"The id must be at most {MAX_ID_CHARS} characters")
+    if isinstance(ident, float) and not math.isfinite(ident):
+        return BadRequest("invalid_id", "The id must be a finite number")
+    if isinstance(ident, str):
+        if len(ident) > MAX_ID_CHARS:
+            return BadRequest("invalid_id", f"The id must be at most {MAX_ID_CHARS} characters")
+        ident = clean_text(ident)
     text = data.get("text")
     if not isinstance(text, str) or not text.strip():
         return BadRequest("missing_text", 'The request has no "text" to answer', id=ident)
@@ -73,11 +84,26 @@ def read_json_request(
         return BadRequest(
             "too_long", f"The text is longer than {max_text_chars} characters", 413, ident
         )
+    if lone_surrogate(text):
+        return BadRequest("encoding", LONE_SURROGATE, id=ident)
+    named = "session" in data
     session = data.get("session", default_session)
     if not isinstance(session, str) or not session.strip():
         return BadRequest("invalid_session", "The session must be a non-empty string", id=ident)
+    room = data.get("room")
+    if room is not None and (not isinstance(room, str) or len(room) > MAX_ROOM_CHARS):
+        message = f"The room must be a name of at most {MAX_ROOM_CHARS} characters"
+        return BadRequest("invalid_room", message, id=ident)
     token = data.get("token")
-    return AskRequest(text, session, ident, token if isinstance(token, str) else None)
+    return AskRequest(
+        text,
+        clean_text(session),
+        ident,
+        token if isinstance(token, str) else None,
+        " ".join(clean_text(room).lower().split()) or None if isinstance(room, str) else None,
+        named,
+        data,
+    )
 
 
 def read_plain_request(
@@ -95,6 +121,13 @@ def read_plain_request(
     return AskRequest(text.strip(), default_session)
 
 
+#: Why a text with a lone surrogate (a JSON ``"\\ud800"`` escape) is refused.
+LONE_SURROGATE = (
+    "The text holds a lone UTF-16 surrogate (an escape such as \\ud800), which is not a "
+    "character; nothing was done"
+)
+
+
 def token_matches(given: str | None, expected: str) -> bool:
     """Constant-time comparison, so the time taken tells nothing about the token."""
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
@@ -110,4 +143,5 @@ def answer_payload(answer: Answer, session: str, ident: Id = None) -> dict[str, 
 
 
 def to_json(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+    """Strict JSON bytes of a reply; never raises (see `wire.dumps_bytes`)."""
+    return dumps_bytes(payload)

@@ -78,16 +78,25 @@ def parse_listen(text: str, schemes: tuple[str, ...]) -> Listen:
     return Listen("tcp", parts.hostname, port)
 
 
+#: ``http.socket: auto``: the CLI's socket in the runtime directory, when there is one.
+AUTO = "auto"
+
+
 @dataclass(frozen=True)
 class HttpSettings:
     enabled: bool = True
     listen: Listen = Listen("tcp", "127.0.0.1", 8686)
+    socket: str | None = AUTO  # the CLI's unix socket: "auto", a path, or None for none
 
 
 @dataclass(frozen=True)
 class WyomingSettings:
     enabled: bool = True
     listen: Listen = Listen("tcp", "127.0.0.1", 10800)
+    areas: tuple[tuple[str, str], ...] = ()  # satellite or device id -> area
+
+    def area_of(self, ident: str | None) -> str | None:
+        return dict(self.areas).get(ident) if ident else None
 
 
 @dataclass(frozen=True)
@@ -95,9 +104,9 @@ class MqttApiSettings:
     enabled: bool = True
     ask_topic: str = "mnemolis/ask"
     answer_topic: str = "mnemolis/answer"
-    say_topic: str = "mnemolis/say"  # what the assistant says unasked (`serve/say.py`)
     response_prefixes: tuple[str, ...] = ("mnemolis/",)
     require_token: bool = False
+    say_topic: str = "mnemolis/say"  # announcements, as JSON
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,14 @@ class HermesSettings:
     listen_topics: tuple[str, ...] = ("hermes/asr/textCaptured", "hermes/nlu/query")
     say_topic: str = "hermes/tts/say"
     repeat_window_s: float = 5.0
+    sites: tuple[tuple[str, str], ...] = ()  # siteId -> area
+
+    def area_of(self, site: str | None) -> str | None:
+        return dict(self.sites).get(site) if site else None
+
+    def sites_in(self, area: str | None) -> list[str]:
+        """The siteIds of an area (for an announcement that has no site of its own)."""
+        return [site for site, where in self.sites if area is not None and where == area]
 
 
 @dataclass(frozen=True)
@@ -116,6 +133,7 @@ class Limits:
     drain_s: float = 10.0
     keepalive_s: float = 30.0
     read_timeout_s: float = 10.0
+    max_connections: int = 256  # per listener; also kept under the open-file limit
 
 
 @dataclass(frozen=True)
@@ -194,6 +212,23 @@ class _Section:
             raise at.error(f"{key} must be a plain topic without + or # (at most 200 bytes)")
         return value
 
+    def areas(self, key: str) -> tuple[tuple[str, str], ...]:
+        """A mapping of ids (siteId, satellite id) to area names."""
+        value = self.data[key] or {}
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str | int) and isinstance(v, str) and v.strip() for k, v in value.items()
+        ):
+            raise (self.at / key).error(f"{key} must map ids to area names (kitchen-pi: kitchen)")
+        return tuple((str(k), " ".join(v.lower().split())) for k, v in value.items())
+
+    def socket(self, key: str) -> str | None:
+        value = self.data[key]
+        if value is None or value == AUTO:
+            return value  # type: ignore[no-any-return]
+        if not isinstance(value, str) or not value.startswith("/"):
+            raise (self.at / key).error(f"{key} must be auto, null or an absolute path")
+        return value
+
     def topics(self, key: str) -> tuple[str, ...]:
         value = self.data[key]
         if isinstance(value, str):
@@ -223,9 +258,15 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
     values = merged(raw, bundled_source_yaml(STEM))
     defaults = ServeSettings()
 
-    h = _Section(at / "http", values.get("http"), {"enabled": True, "listen": "127.0.0.1:8686"})
+    h = _Section(
+        at / "http",
+        values.get("http"),
+        {"enabled": True, "listen": "127.0.0.1:8686", "socket": AUTO},
+    )
     w = _Section(
-        at / "wyoming", values.get("wyoming"), {"enabled": True, "listen": "tcp://127.0.0.1:10800"}
+        at / "wyoming",
+        values.get("wyoming"),
+        {"enabled": True, "listen": "tcp://127.0.0.1:10800", "areas": {}},
     )
     m_defaults = defaults.mqtt_api
     m = _Section(
@@ -235,9 +276,9 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             "enabled": m_defaults.enabled,
             "ask_topic": m_defaults.ask_topic,
             "answer_topic": m_defaults.answer_topic,
-            "say_topic": m_defaults.say_topic,
             "response_prefixes": list(m_defaults.response_prefixes),
             "require_token": m_defaults.require_token,
+            "say_topic": m_defaults.say_topic,
         },
     )
     r_defaults = defaults.hermes
@@ -249,6 +290,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             "listen_topics": list(r_defaults.listen_topics),
             "say_topic": r_defaults.say_topic,
             "repeat_window_s": r_defaults.repeat_window_s,
+            "sites": {},
         },
     )
     limit = defaults.limits
@@ -260,21 +302,24 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
         )
     settings = ServeSettings(
         token=_token(values.get("token"), at / "token", "token"),
-        http=HttpSettings(h.flag("enabled"), h.listen("listen", ("tcp",))),
-        wyoming=WyomingSettings(w.flag("enabled"), w.listen("listen", ("tcp", "unix"))),
+        http=HttpSettings(h.flag("enabled"), h.listen("listen", ("tcp",)), h.socket("socket")),
+        wyoming=WyomingSettings(
+            w.flag("enabled"), w.listen("listen", ("tcp", "unix")), w.areas("areas")
+        ),
         mqtt_api=MqttApiSettings(
             enabled=m.flag("enabled"),
             ask_topic=m.topic("ask_topic"),
             answer_topic=m.topic("answer_topic"),
-            say_topic=m.topic("say_topic"),
             response_prefixes=tuple(prefixes),
             require_token=m.flag("require_token"),
+            say_topic=m.topic("say_topic"),
         ),
         hermes=HermesSettings(
             enabled=r.flag("enabled"),
             listen_topics=r.topics("listen_topics"),
             say_topic=r.topic("say_topic"),
             repeat_window_s=r.number("repeat_window_s", 0.0, 600.0),
+            sites=r.areas("sites"),
         ),
         limits=Limits(
             max_body_bytes=lim.integer("max_body_bytes", 1024, 16 << 20),
@@ -283,6 +328,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             drain_s=lim.number("drain_s", 0.0, 3600.0),
             keepalive_s=lim.number("keepalive_s", 0.1, 86_400.0),
             read_timeout_s=lim.number("read_timeout_s", 0.1, 3600.0),
+            max_connections=lim.integer("max_connections", 1, 1_000_000),
         ),
         raw=values,
     )
@@ -312,14 +358,15 @@ def with_flags(settings: ServeSettings, flags: Flags) -> ServeSettings:
         http = replace(http, enabled=False)
     elif isinstance(flags.http, str):
         try:
-            http = HttpSettings(True, parse_listen(flags.http, ("tcp",)))
+            http = replace(http, enabled=True, listen=parse_listen(flags.http, ("tcp",)))
         except ValueError as exc:
             raise ValueError(f"--http: {exc}") from exc
     if flags.wyoming is False:
         wyoming = replace(wyoming, enabled=False)
     elif isinstance(flags.wyoming, str):
         try:
-            wyoming = WyomingSettings(True, parse_listen(flags.wyoming, ("tcp", "unix")))
+            listen = parse_listen(flags.wyoming, ("tcp", "unix"))
+            wyoming = replace(wyoming, enabled=True, listen=listen)
         except ValueError as exc:
             raise ValueError(f"--wyoming: {exc}") from exc
     mqtt_api, hermes = settings.mqtt_api, settings.hermes

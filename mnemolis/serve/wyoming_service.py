@@ -2,18 +2,27 @@
 
 Home Assistant's Wyoming integration and wyoming-satellite connect, may ask
 ``describe`` (answered with an `Info` naming one `HandleProgram`) or
-``ping`` (``pong``), and send a ``transcript``; the reply is ``handled`` with the answer's text, or
-``not-handled`` when nothing was understood. The conversation is the one
-the transcript's context names (Home Assistant sends ``conversation_id``,
-``satellite_id``, ``device_id``), else the connection's own, forgotten when
-it closes.
+``ping`` (``pong``), and send a ``transcript``; the reply is ``handled`` with
+the answer's text, or ``not-handled`` when nothing was understood. The
+conversation is the one the transcript's context names (Home Assistant sends
+``conversation_id``, ``satellite_id``, ``device_id``), else the connection's
+own, forgotten when it closes.
+
+Where a request comes from: the area ``wyoming.areas`` gives the context's
+``satellite_id`` or ``device_id``, else the area a satellite named in its own
+``info`` event. A peer that sent such an ``info`` is a *satellite*: while its
+connection stays open, the timers it set come back to it as the protocol's
+timer events (``timer-started`` ... ``timer-finished``). Home Assistant
+closes its connection after each answer, so its announcements go out on
+MQTT or Hermes for the area instead (see `announcements`).
+
+Every connection is bounded (`wyoming_events`: sizes, strict JSON, a deadline
+from each event's first byte) and counted: beyond ``max_connections`` a new
+one gets an ``error`` event and is closed.
 
 Why not `wyoming.server.AsyncTcpServer`: the daemon needs the port it was
 given for ``:0``, and to stop accepting while in-flight transcripts are still
 answered; both want the listening socket, which that class keeps private.
-The handler is the package's `AsyncEventHandler`, reading events through a
-bounded reader (the package's reader trusts ``data_length`` and
-``payload_length`` whatever they say).
 """
 
 from __future__ import annotations
@@ -21,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import os
 from collections.abc import Callable
@@ -31,101 +39,68 @@ from wyoming.asr import Transcript
 from wyoming.error import Error
 from wyoming.event import Event
 from wyoming.handle import Handled, NotHandled
-from wyoming.info import Attribution, Describe, HandleModel, HandleProgram, Info
+from wyoming.info import Describe
 from wyoming.ping import Ping, Pong
-from wyoming.server import AsyncEventHandler
 
-from mnemolis import __version__
+from mnemolis.announce import Announcement
 from mnemolis.answer import Outcome
+from mnemolis.origin import Origin
 from mnemolis.serve.daemon import Daemon, Unavailable
+from mnemolis.serve.listeners import describe, prepare_unix_path
+from mnemolis.serve.requests import LONE_SURROGATE
 from mnemolis.serve.settings import Limits, WyomingSettings
+from mnemolis.serve.wire import clean, clean_text, lone_surrogate
+from mnemolis.serve.wyoming_events import (
+    BadEvent,
+    read_event,
+    service_info,
+    timer_event,
+    write_event,
+)
 
 log = logging.getLogger(__name__)
 
 NAME = "wyoming"
 #: Context keys that name a conversation, the most specific first.
 CONTEXT_KEYS = ("conversation_id", "satellite_id", "device_id")
+#: Context keys that name the device a transcript was spoken to.
+SITE_KEYS = ("satellite_id", "device_id")
 MAX_ID_CHARS = 100
-DESCRIPTION = "Mnemolis: compound home requests, offline encyclopedia, weather and clock"
+MAX_SESSIONS_PER_CONNECTION = 64
 
 
-class BadEvent(Exception):
-    """An event that breaks the protocol or the size limits."""
-
-
-async def read_event(reader: asyncio.StreamReader, max_bytes: int) -> Event | None:
-    """The next event, None at the end of the stream; `BadEvent` when it is malformed.
-
-    The header line is bounded by the reader's own limit."""
-    try:
-        line = await reader.readline()
-    except ValueError as exc:  # the line is over the reader's limit
-        raise BadEvent("an event header is too long") from exc
-    if not line:
-        return None
-    try:
-        header = json.loads(line)
-    except ValueError as exc:
-        raise BadEvent("an event header is not JSON") from exc
-    if not isinstance(header, dict) or not isinstance(header.get("type"), str):
-        raise BadEvent("an event has no type")
-    data = header.get("data") or {}
-    data_length = header.get("data_length") or 0
-    payload_length = header.get("payload_length") or 0
-    if not isinstance(data, dict):
-        raise BadEvent("an event's data is not an object")
-    for length in (data_length, payload_length):
-        if isinstance(length, bool) or not isinstance(length, int) or length < 0:
-            raise BadEvent("an event's length is not a number")
-    if data_length + payload_length > max_bytes:
-        raise BadEvent(f"an event is over {max_bytes} bytes")
-    if data_length:
-        try:
-            extra = json.loads(await reader.readexactly(data_length))
-        except ValueError as exc:
-            raise BadEvent("an event's data is not JSON") from exc
-        if not isinstance(extra, dict):
-            raise BadEvent("an event's data is not an object")
-        data.update(extra)
-    payload = await reader.readexactly(payload_length) if payload_length else None
-    return Event(type=header["type"], data=data, payload=payload)
-
-
-def service_info(language: str) -> Info:
-    """What ``describe`` answers: one handle program with one model for the language."""
-    attribution = Attribution(name="Mnemolis", url="")
-    model = HandleModel(
-        name=f"mnemolis-{language}",
-        attribution=attribution,
-        installed=True,
-        description="the intents of the configuration directory",
-        version=__version__,
-        languages=[language],
-    )
-    program = HandleProgram(
-        name="mnemolis",
-        attribution=attribution,
-        installed=True,
-        description=DESCRIPTION,
-        version=__version__,
-        models=[model],
-        supports_home_control=True,
-    )
-    return Info(handle=[program])
+def _id(value: Any) -> str | None:
+    if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+        return clean_text(str(value))[:MAX_ID_CHARS]
+    return None
 
 
 def session_of(context: Any, fallback: str) -> str:
     """The conversation a transcript belongs to: its context's id, else ``fallback``."""
     if isinstance(context, dict):
         for key in CONTEXT_KEYS:
-            value = context.get(key)
-            if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-                return f"wyoming:{key.removesuffix('_id')}:{str(value)[:MAX_ID_CHARS]}"
+            value = _id(context.get(key))
+            if value is not None:
+                return f"wyoming:{key.removesuffix('_id')}:{value}"
     return fallback
 
 
-class TranscriptHandler(AsyncEventHandler):
-    """One connection: describe and transcript events, one after the other."""
+def site_of(context: Any) -> str | None:
+    """The satellite or device a transcript was spoken to."""
+    if isinstance(context, dict):
+        for key in SITE_KEYS:
+            value = _id(context.get(key))
+            if value is not None:
+                return value
+    return None
+
+
+def _dict(value: Any) -> dict[str, Any] | None:
+    return clean(value) if isinstance(value, dict) else None
+
+
+class TranscriptHandler:
+    """One connection: events one after the other, and timer events when a satellite."""
 
     def __init__(
         self,
@@ -134,81 +109,119 @@ class TranscriptHandler(AsyncEventHandler):
         service: WyomingService,
         number: int,
     ) -> None:
-        super().__init__(reader, writer)
+        self.reader = reader
+        self.writer = writer
         self.service = service
         self.session = f"wyoming:connection:{number}"
         self.busy = False
         self.used_own_session = False
+        self.satellite = False  # it described itself as one (an `info` with `satellite`)
+        self.area: str | None = None  # the area it named
+        self.site: str | None = None  # its satellite or device id, from its transcripts
+        self.sessions: set[str] = set()
+        self._running = True
 
     async def run(self) -> None:
-        """`AsyncEventHandler.run`, with the bounded reader and a goodbye for bad events."""
-        self._is_running = True
+        limits = self.service.limits
         try:
-            while self._is_running:
+            while self._running:
                 try:
-                    event = await read_event(self.reader, self.service.limits.max_body_bytes)
+                    event = await read_event(
+                        self.reader, limits.max_body_bytes, limits.read_timeout_s
+                    )
                 except BadEvent as exc:
                     log.warning("wyoming: closing a connection: %s", exc)
                     with contextlib.suppress(ConnectionError):
-                        await self.write_event(Error(text=str(exc), code="bad_event").event())
+                        await self.write(Error(text=str(exc), code=exc.code).event())
                     break
                 except (ConnectionError, asyncio.IncompleteReadError):
                     break
-                if event is None or not await self.handle_event(event):
+                if event is None:
+                    break
+                try:
+                    await self.handle_event(event)
+                except (ConnectionError, OSError):  # the peer went away mid-answer
                     break
         finally:
-            await self.disconnect()
+            if self.used_own_session:
+                self.service.daemon.forget(self.session)
             self.writer.close()
 
-    async def disconnect(self) -> None:
-        if self.used_own_session:
-            self.service.daemon.forget(self.session)
+    async def stop(self) -> None:
+        self._running = False
+        self.writer.close()
 
-    async def handle_event(self, event: Event) -> bool:
+    async def write(self, event: Event) -> None:
+        await write_event(self.writer, event)
+
+    async def handle_event(self, event: Event) -> None:
         if Describe.is_type(event.type):
-            await self.write_event(self.service.info.event())
-            return True
-        if Transcript.is_type(event.type):
+            await self.write(self.service.info.event())
+        elif Transcript.is_type(event.type):
             await self._transcript(event)
-            return True
-        if Ping.is_type(event.type):
+        elif Ping.is_type(event.type):
             text = event.data.get("text")
-            await self.write_event(Pong(text=text if isinstance(text, str) else None).event())
-            return True
-        log.debug("wyoming: ignored a %s event", event.type)
-        return True
+            await self.write(Pong(text=clean_text(text) if isinstance(text, str) else None).event())
+        elif event.type == "info":
+            self._described(event.data)
+        else:
+            log.debug("wyoming: ignored a %s event", event.type)
+
+    def _described(self, data: dict[str, Any]) -> None:
+        """A peer's own `info`: a satellite, and its area."""
+        satellite = data.get("satellite")
+        if isinstance(satellite, dict):
+            self.satellite = True
+            area = satellite.get("area")
+            if isinstance(area, str) and area.strip():
+                self.area = " ".join(clean_text(area).lower().split())
+            log.info("wyoming: a satellite connected (area %s)", self.area or "unknown")
 
     async def _transcript(self, event: Event) -> None:
         text = event.data.get("text")
         context = event.data.get("context")
         if not isinstance(text, str):
-            await self.write_event(Error(text="a transcript needs text", code="bad_event").event())
+            await self.write(Error(text="a transcript needs text", code="bad_event").event())
             return
         limit = self.service.limits.max_text_chars
         if len(text) > limit:
             message = f"The text is longer than {limit} characters"
-            await self.write_event(NotHandled(text=message, context=_dict(context)).event())
+            await self.write(NotHandled(text=message, context=_dict(context)).event())
+            return
+        if lone_surrogate(text):
+            await self.write(NotHandled(text=LONE_SURROGATE, context=_dict(context)).event())
             return
         session = session_of(context, self.session)
         self.used_own_session = self.used_own_session or session == self.session
+        if len(self.sessions) < MAX_SESSIONS_PER_CONNECTION:
+            self.sessions.add(session)
+        site = site_of(context)
+        self.site = site or self.site
+        settings = self.service.settings
+        room = settings.area_of(site) or self.area
+        origin = Origin(NAME, session, room, site or self.session)
         self.busy = True
         try:
             async with self.service.daemon.request():
-                answer = await self.service.daemon.ask(NAME, text, session)
+                answer = await self.service.daemon.ask(NAME, text, session, origin)
                 reply: Handled | NotHandled
                 if answer.outcome is Outcome.NOT_UNDERSTOOD:
                     reply = NotHandled(text=answer.text, context=_dict(context))
                 else:
                     reply = Handled(text=answer.text, context=_dict(context))
-                await self.write_event(reply.event())
+                await self.write(reply.event())
         except Unavailable as exc:
-            await self.write_event(NotHandled(text=exc.message, context=_dict(context)).event())
+            await self.write(NotHandled(text=exc.message, context=_dict(context)).event())
         finally:
             self.busy = False
 
-
-def _dict(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
+    def serves(self, origin: Origin) -> bool:
+        """This open connection is the satellite the request came from."""
+        return self.satellite and (
+            origin.session in self.sessions
+            or origin.session == self.session
+            or (origin.site is not None and origin.site in (self.site, self.session))
+        )
 
 
 class WyomingService:
@@ -223,29 +236,40 @@ class WyomingService:
         limits: Limits,
         language: str,
         announce: Callable[[str, str], None],
+        max_connections: int | None = None,
     ) -> None:
         self.daemon = daemon
         self.settings = settings
         self.limits = limits
         self.announce = announce
         self.info = service_info(language)
+        self.max_connections = max_connections or limits.max_connections
+        self.refused = 0
         self.handlers: dict[asyncio.Task[None], TranscriptHandler] = {}
         self._server: asyncio.AbstractServer | None = None
         self._numbers = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Listen (raises OSError when the address is taken) and say where."""
+        """Listen (`CannotListen` says where and why) and say where."""
         listen = self.settings.listen
         limit = self.limits.max_body_bytes
         if listen.scheme == "unix":
-            self._server = await asyncio.start_unix_server(
-                self._connected, listen.path, limit=limit
-            )
+            prepare_unix_path(self.name, listen.path)
+            try:
+                self._server = await asyncio.start_unix_server(
+                    self._connected, listen.path, limit=limit
+                )
+            except OSError as exc:
+                raise describe(self.name, listen.url("unix"), exc) from exc
             self.announce(self.name, listen.url("unix"))
             return
-        self._server = await asyncio.start_server(
-            self._connected, listen.host, listen.port, limit=limit
-        )
+        try:
+            self._server = await asyncio.start_server(
+                self._connected, listen.host, listen.port, limit=limit
+            )
+        except OSError as exc:
+            raise describe(self.name, listen.url("tcp"), exc) from exc
         port = self._server.sockets[0].getsockname()[1]
         if not listen.loopback:
             log.warning(
@@ -254,10 +278,54 @@ class WyomingService:
         self.announce(self.name, listen.url("tcp", port))
 
     def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.handlers) >= self.max_connections:
+            self.refused += 1
+            log.warning(
+                "wyoming: refused a connection: %d are open, the limit (limits.max_connections "
+                "and the open-file limit)",
+                len(self.handlers),
+            )
+            message = (
+                f"Mnemolis has {len(self.handlers)} connections open on wyoming, its limit; "
+                "try again shortly"
+            )
+            task = asyncio.create_task(self._refuse(writer, message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
         handler = TranscriptHandler(reader, writer, self, next(self._numbers))
         task = asyncio.create_task(handler.run(), name="wyoming connection")
         self.handlers[task] = handler
         task.add_done_callback(lambda t: self.handlers.pop(t, None))
+
+    @staticmethod
+    async def _refuse(writer: asyncio.StreamWriter, message: str) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            error = Error(text=message, code="too_many_connections").event()
+            await asyncio.wait_for(write_event(writer, error), 1.0)
+        writer.close()
+
+    # ------------------------------------------------------------------ announcements
+
+    def speak(self, announcement: Announcement) -> bool:
+        """A timer event to the satellite that set the timer, while it is connected."""
+        event = timer_event(announcement)
+        if event is None:
+            return False
+        for handler in self.handlers.values():
+            if handler.serves(announcement.origin):
+                task = asyncio.create_task(self._send(handler, event))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+                return True
+        return False
+
+    @staticmethod
+    async def _send(handler: TranscriptHandler, event: Event) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            await handler.write(event)
+
+    # ------------------------------------------------------------------ stopping
 
     def refuse(self) -> None:
         """Stop accepting connections; open ones still get their answers."""

@@ -182,8 +182,13 @@ def _code(value: Any, where: str) -> int | None:
     return None if number is None else int(number)
 
 
-def _columns(block: Any, name: str, limit: int) -> tuple[list[str], dict[str, list[Any]]]:
-    """``time`` and every other column of an hourly or daily block, equal in length."""
+def _columns(
+    block: Any, name: str, limit: int, wanted: Iterable[str]
+) -> tuple[list[str], dict[str, list[Any]]]:
+    """``time`` and the ``wanted`` columns of an hourly or daily block, equal in length.
+
+    A tolerant reader: a column Mnemolis did not ask for (``sunrise`` as text, a
+    variable a newer service adds) is ignored, never a reason to refuse the forecast."""
     if not isinstance(block, dict):
         raise ForecastFormatError(f"{name} is not an object")
     times = block.get("time")
@@ -192,9 +197,10 @@ def _columns(block: Any, name: str, limit: int) -> tuple[list[str], dict[str, li
     if len(times) > limit:
         raise ForecastFormatError(f"{name} has {len(times)} rows, more than {limit}")
     columns: dict[str, list[Any]] = {}
-    for key, values in block.items():
-        if key == "time":
+    for key in wanted:
+        if key not in block:
             continue
+        values = block[key]
         if not isinstance(values, list) or len(values) != len(times):
             raise ForecastFormatError(f"{name}.{key} does not match {name}.time")
         columns[key] = values
@@ -249,9 +255,7 @@ def _current(raw: Any) -> tuple[Conditions | None, datetime | None]:
     if not isinstance(raw, dict):
         raise ForecastFormatError("current is not an object")
     row = {
-        key: _number(value, f"current.{key}")
-        for key, value in raw.items()
-        if key not in ("time", "interval")
+        key: _number(raw[key], f"current.{key}") for key in CURRENT_FIELDS.values() if key in raw
     }
     time = _time(str(raw["time"]), "current.time") if "time" in raw else None
     current = _conditions(row, CURRENT_FIELDS)
@@ -263,7 +267,7 @@ def _current(raw: Any) -> tuple[Conditions | None, datetime | None]:
 def _hours(raw: Any) -> list[Hour]:
     if raw is None:
         return []
-    times, columns = _columns(raw, "hourly", MAX_HOURS)
+    times, columns = _columns(raw, "hourly", MAX_HOURS, HOURLY_FIELDS.values())
     return [
         Hour(_time(t, "hourly.time"), _conditions(_row(columns, i, "hourly"), HOURLY_FIELDS))
         for i, t in enumerate(times)
@@ -274,7 +278,7 @@ def _days(raw: Any, hours: list[Hour]) -> dict[date, Conditions]:
     """Daily values, with cloud, humidity and every code taken from that day's hours."""
     if raw is None:
         return {}
-    times, columns = _columns(raw, "daily", MAX_DAYS)
+    times, columns = _columns(raw, "daily", MAX_DAYS, DAILY_FIELDS.values())
     by_day: dict[date, list[Conditions]] = {}
     for h in hours:
         by_day.setdefault(h.time.date(), []).append(h.conditions)

@@ -1,0 +1,479 @@
+"""Issue 17's probes, repeated against a running `mnemolis serve`.
+
+Starts everything itself on free loopback ports (a Mosquitto, the simulated
+default home, the replayed Open-Meteo server, a test ZIM) and the daemon as a
+real subprocess under ``ulimit -n 1024`` (soft and hard, as the issue found
+it), then throws at it what went wrong before: lone surrogates and
+non-finite numbers on every front-end, truncated Wyoming events, requests
+begun and never finished, 1,100 idle Wyoming and 1,100 idle HTTP sockets, a
+broker killed and restarted while requests stream in, plain-text "yes" from
+a stranger. Each request is counted as *answered* (its answer came back),
+*clear error* (a JSON refusal or an ``error`` event with a code and a
+sentence) or *lost* (nothing, a closed connection, or bytes that are not
+strict JSON); after each probe the daemon must still answer "what time is
+it" over HTTP. Prints one Markdown table (for bench/RESULTS.md) and the log
+lines the daemon wrote during the socket flood.
+
+    .venv/bin/python bench/chaos.py [--repeat 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mnemolis.serve.client import Daemon, NoAnswer, Unreachable
+from tests.support_kiwix import build_test_zims
+from tests.support_serve import (
+    MqttProbe,
+    ServeHome,
+    ServeProcess,
+    config_variant,
+    http_call,
+    open_files,
+    raw_http,
+    running_daemon,
+    running_home,
+    send_slowly,
+)
+
+LIMITS = "limits: {read_timeout_s: 2}\n"
+HOST = b"Host: 127.0.0.1\r\n"
+ANSWERED, CLEAR, LOST = "answered", "clear error", "lost"
+NO_MATCHING_SUBSCRIBERS = 0x10  # an MQTT 5 PUBACK reason code
+REPLY_TIMEOUT_S = 5.0  # a reply that takes longer is counted lost
+
+
+@dataclass
+class Row:
+    probe: str
+    tried: int = 0
+    answered: int = 0
+    clear: int = 0
+    lost: int = 0
+    still_answering: bool = False
+    note: str = ""
+
+    def count(self, verdict: str) -> None:
+        self.tried += 1
+        if verdict == ANSWERED:
+            self.answered += 1
+        elif verdict == CLEAR:
+            self.clear += 1
+        else:
+            self.lost += 1
+
+
+def strict(data: bytes) -> Any:
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(data.decode("utf-8"), parse_constant=refuse)
+
+
+def judge(reply: Any) -> str:
+    """answered, clear error or lost, for a decoded JSON reply (None: nothing came)."""
+    if not isinstance(reply, dict):
+        return LOST
+    if "answer" in reply or reply.get("type") in ("handled", "not-handled", "pong"):
+        return ANSWERED
+    if reply.get("type") == "error":  # a Wyoming error event: a code and its reason
+        data = reply.get("data") or {}
+        return CLEAR if data.get("code") and data.get("text") else LOST
+    code, error = reply.get("code"), reply.get("error")
+    return CLEAR if code and isinstance(error, str) and error[:1].isupper() else LOST
+
+
+# --------------------------------------------------------------------------- one request each
+
+
+def http_raw(port: int, body: bytes) -> Any:
+    head = (
+        b"POST /ask HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+        b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    try:
+        reply = raw_http(port, head + body, timeout_s=REPLY_TIMEOUT_S)
+        return strict(reply.partition(b"\r\n\r\n")[2])
+    except (OSError, ValueError):
+        return None
+
+
+def wyoming_event(address: tuple[str, int], data: bytes, kind: str = "transcript") -> Any:
+    """Send one event (its data as raw bytes); the first event back, or None."""
+    try:
+        with socket.create_connection(address, timeout=REPLY_TIMEOUT_S) as sock:
+            sock.sendall(b'{"type": "%s", "data_length": %d}\n' % (kind.encode(), len(data)) + data)
+            return read_wyoming(sock)
+    except (OSError, ValueError):
+        return None
+
+
+def read_wyoming(sock: socket.socket) -> Any:
+    stream = sock.makefile("rb")
+    header = strict(stream.readline())
+    if header.get("data_length"):
+        header["data"] = strict(stream.read(header["data_length"]))
+    return header
+
+
+def still_answering(daemon: ServeProcess) -> bool:
+    try:
+        status, body, _ = http_call(daemon.http_port, "POST", "/ask", {"text": "what time is it"})
+    except (OSError, ValueError):
+        return False
+    return status == 200 and body.get("outcome") == "answered"
+
+
+# --------------------------------------------------------------------------- probes
+
+
+def surrogates(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
+    text = Row("lone surrogate in the text (HTTP)")
+    ident = Row("lone surrogate in session and id (HTTP)")
+    mqtt = Row("lone surrogate in the text (MQTT)")
+    wyo = Row("lone surrogate in conversation_id (Wyoming)")
+    for _ in range(n):
+        text.count(
+            judge(http_raw(daemon.http_port, b'{"text": "\\ud800 turn on the kitchen light"}'))
+        )
+        body = b'{"text": "what time is it", "session": "\\udc00", "id": "\\ud800"}'
+        ident.count(judge(http_raw(daemon.http_port, body)))
+        data = b'{"text": "what time is it", "context": {"conversation_id": "\\ud800"}}'
+        wyo.count(judge(wyoming_event(daemon.wyoming_address, data)))
+    with MqttProbe(home.broker.host, home.broker.port, ["mnemolis/chaos/s"]) as client:
+        for i in range(n):
+            payload = b'{"text": "\\ud800 unlock the front door", "id": %d}' % i
+            client.publish("mnemolis/ask", payload, "mnemolis/chaos/s", b"%d" % i)
+        deadline = time.monotonic() + 2 * REPLY_TIMEOUT_S  # for all of them
+        for _ in range(n):
+            try:
+                left = max(0.01, deadline - time.monotonic())
+                mqtt.count(judge(strict(client.next(timeout_s=left).payload)))
+            except (AssertionError, ValueError):
+                mqtt.count(LOST)
+    return [text, ident, mqtt, wyo]
+
+
+def non_finite(daemon: ServeProcess, n: int) -> list[Row]:
+    http = Row("NaN, 1e400, -Infinity ids (HTTP)")
+    wyo = Row("NaN in an event (Wyoming)")
+    for i in range(n):
+        number = (b"NaN", b"1e400", b"-Infinity")[i % 3]
+        http.count(
+            judge(http_raw(daemon.http_port, b'{"text": "what time is it", "id": %s}' % number))
+        )
+        data = b'{"text": "what time is it", "context": {"id": NaN}}'
+        wyo.count(judge(wyoming_event(daemon.wyoming_address, data)))
+    return [http, wyo]
+
+
+def truncated(daemon: ServeProcess, n: int) -> Row:
+    """``data_length: 10`` and 3 bytes, all at once: each must end in a timeout error."""
+    row = Row("truncated Wyoming events (data_length 10, 3 bytes sent)")
+    started = time.monotonic()
+
+    async def one() -> Any:
+        try:
+            reader, writer = await asyncio.open_connection(*daemon.wyoming_address)
+            writer.write(b'{"type": "transcript", "data_length": 10}\nabc')
+            await writer.drain()
+            header = strict(await asyncio.wait_for(reader.readline(), 3 * REPLY_TIMEOUT_S))
+            header["data"] = strict(await reader.readexactly(header["data_length"]))
+            writer.close()
+            return header
+        except (OSError, ValueError, TimeoutError, asyncio.IncompleteReadError):
+            return None
+
+    async def all_at_once() -> list[Any]:
+        return await asyncio.gather(*(one() for _ in range(n)))
+
+    for reply in asyncio.run(all_at_once()):
+        row.count(judge(reply))
+    row.note = f"all closed within {time.monotonic() - started:.1f} s (read_timeout_s 2)"
+    return row
+
+
+def unfinished_http(daemon: ServeProcess, n: int) -> Row:
+    """Requests begun and never ended: the request line alone, or headers a byte at a time."""
+    row = Row("HTTP begun, never finished (request line; headers byte by byte)")
+    waits: list[float] = []
+
+    def one(i: int) -> None:
+        started = time.monotonic()
+        slow = [bytes([c]) for c in b"GET /health HTTP/1.1\r\nX-Slow: " + b"x" * 40]
+        try:
+            reply = send_slowly(daemon.http_port, [b"GET /hea"] if i % 2 == 0 else slow, 0.2)
+        except OSError:
+            reply = b""
+        waits.append(time.monotonic() - started)
+        try:
+            verdict = judge(strict(reply.partition(b"\r\n\r\n")[2]))
+        except ValueError:
+            verdict = LOST
+        with lock:
+            row.count(verdict)
+
+    lock = threading.Lock()
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    row.note = f"408 after {min(waits):.1f} to {max(waits):.1f} s (read_timeout_s 2)"
+    return row
+
+
+def idle_flood(daemon: ServeProcess, count: int) -> tuple[list[Row], str]:
+    """``count`` idle Wyoming, then ``count`` idle HTTP sockets; meanwhile every way in."""
+    refused_w = Row(f"{count:,} idle Wyoming sockets (ulimit -n 1024)")
+    refused_h = Row(f"{count:,} idle HTTP sockets (ulimit -n 1024)")
+    during = Row("asks and pings during the floods")
+    mark = daemon.mark()
+    started = time.monotonic()
+    with ExitStack() as stack:
+        early = stack.enter_context(socket.create_connection(daemon.wyoming_address, timeout=10))
+        early.settimeout(REPLY_TIMEOUT_S)
+        flood = connect_many(daemon.wyoming_address, count, stack)
+        time.sleep(1.0)
+        for sock in flood:
+            refused_w.count(flood_verdict(sock))
+        during.count(judge(attempt(read_wyoming_ping, early)))
+        ask = {"text": "what time is it"}
+        during.count(judge(attempt(lambda: http_call(daemon.http_port, "POST", "/ask", ask)[1])))
+        for sock in connect_many(("127.0.0.1", daemon.http_port), count, stack):
+            refused_h.count(flood_verdict(sock, http=True))
+        assert daemon.socket_path is not None
+        during.count(judge(unix_ask(daemon.socket_path)))
+        during.count(judge(attempt(read_wyoming_ping, early)))
+    logged = daemon.output(mark)
+    minutes = (time.monotonic() - started) / 60
+    note = (
+        f"{len(logged.splitlines())} log lines, {len(logged.encode()):,} bytes for both floods "
+        f"({minutes:.1f} min)"
+    )
+    refused_w.note = refused_h.note = (
+        "accepted up to the cap and held idle; the rest refused in words"
+    )
+    return [refused_w, refused_h, during], note
+
+
+def connect_many(
+    where: tuple[str, int], count: int, stack: ExitStack
+) -> list[socket.socket | None]:
+    """``count`` connections (None for one that could not even connect)."""
+    opened: list[socket.socket | None] = []
+    for _ in range(count):
+        try:
+            opened.append(stack.enter_context(socket.create_connection(where, timeout=2)))
+        except OSError:
+            opened.append(None)
+    return opened
+
+
+def attempt(call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``, or None when it fails or times out (a lost request)."""
+    try:
+        return call(*args)
+    except (OSError, ValueError):
+        return None
+
+
+def flood_verdict(sock: socket.socket | None, http: bool = False) -> str:
+    """An idle socket the daemon holds open counts as answered (it is served); one it
+    refused must have said why."""
+    if sock is None:
+        return LOST
+    sock.settimeout(0.01)
+    try:
+        data = sock.recv(65536)
+    except (TimeoutError, BlockingIOError):
+        return ANSWERED  # held open, idle, as it asked
+    except OSError:
+        return LOST
+    try:
+        if http:
+            return judge(strict(data.partition(b"\r\n\r\n")[2]))
+        header, _, rest = data.partition(b"\n")
+        event = strict(header)
+        event["data"] = strict(rest[: event["data_length"]])
+        return judge(event)
+    except (ValueError, KeyError):
+        return LOST
+
+
+def read_wyoming_ping(sock: socket.socket) -> Any:
+    sock.sendall(b'{"type": "ping"}\n')
+    return read_wyoming(sock)
+
+
+def unix_ask(path: Path) -> Any:
+    """An ask through the CLI's own client, over the daemon's unix socket."""
+    try:
+        return Daemon(socket_path=path).ask({"text": "what time is it"}, REPLY_TIMEOUT_S)
+    except (Unreachable, NoAnswer):
+        return None
+
+
+def broker_restart(home: ServeHome, seconds: float = 8.0, every_s: float = 0.05) -> Row:
+    """Requests stream in over MQTT; the broker is killed at 2 s and back at 4 s."""
+    row = Row("MQTT requests while the broker is killed and restarted")
+    reply_to = "mnemolis/chaos/broker"
+    client = MqttProbe(home.broker.host, home.broker.port, [reply_to])
+    client.client.reconnect_delay_set(0.2, 1)  # type: ignore[arg-type]
+    acked: dict[int, int] = {}  # mid -> PUBACK reason code
+    client.client.on_publish = lambda _c, _u, mid, reason, _p: acked.__setitem__(mid, reason.value)
+    client.start()
+    sent: dict[str, float] = {}
+    mids: dict[str, int] = {}
+    started = time.monotonic()
+    killed = restarted = False
+    n = 0
+    while time.monotonic() - started < seconds:
+        elapsed = time.monotonic() - started
+        if elapsed > 2 and not killed:
+            home.broker.kill()
+            killed = True
+        if elapsed > 4 and not restarted:
+            home.broker.start()
+            restarted = True
+        ident = f"b{n}"
+        payload = json.dumps({"text": "what time is it", "session": "chaos", "id": ident})
+        info = client.client.publish(
+            "mnemolis/ask", payload, qos=1, properties=properties(reply_to, ident)
+        )
+        sent[ident], mids[ident] = elapsed, info.mid
+        n += 1
+        time.sleep(every_s)
+    answers: dict[str, str] = {}
+    deadline = time.monotonic() + 15
+    while len(answers) < len(sent) and time.monotonic() < deadline:
+        try:
+            got = client.next(timeout_s=max(0.1, deadline - time.monotonic()))
+        except AssertionError:
+            break
+        try:
+            reply = strict(got.payload)
+        except ValueError:
+            continue
+        answers[str(reply.get("id"))] = judge(reply)
+    client.stop()
+    told = 0
+    for ident in sent:
+        verdict = answers.get(ident, LOST)
+        if verdict == LOST and acked.get(mids[ident]) == NO_MATCHING_SUBSCRIBERS:
+            verdict, told = CLEAR, told + 1  # the broker told the sender nobody got it
+        row.count(verdict)
+    unanswered = sorted(sent[i] for i in sent if i not in answers)
+    if unanswered:
+        row.note = (
+            f"{told} told by the broker: no matching subscribers (PUBACK 0x10); unanswered "
+            f"were published at {unanswered[0]:.1f} to {unanswered[-1]:.1f} s (broker down "
+            "from 2 to 4 s)"
+        )
+    return row
+
+
+def properties(reply_to: str, ident: str) -> Any:
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.PUBLISH)
+    props.ResponseTopic = reply_to
+    props.CorrelationData = ident.encode()
+    return props
+
+
+def strangers_yes(home: ServeHome, n: int) -> Row:
+    """Plain text "unlock the front door" from one client, "yes" from another: no unlock."""
+    row = Row('plain-text "yes" to another client\'s unlock (MQTT)')
+    home.simulator.clear()
+    with MqttProbe(home.broker.host, home.broker.port, ["mnemolis/answer"]) as client:
+        for _ in range(n):
+            client.publish("mnemolis/ask", "unlock the front door")
+            client.next()
+            client.publish("mnemolis/ask", "yes")
+            row.count(judge(strict(client.next().payload)))
+    unlocked = len(home.simulator.received("front door"))
+    row.note = f"doors unlocked: {unlocked}"
+    return row
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run(daemon: ServeProcess, home: ServeHome, repeat: int, sockets: int) -> tuple[list[Row], str]:
+    rows: list[Row] = []
+
+    def probe(made: Callable[[], Row | list[Row]]) -> None:
+        found = made()
+        batch = found if isinstance(found, list) else [found]
+        answering = still_answering(daemon)
+        for row in batch:
+            row.still_answering = answering
+        rows.extend(batch)
+
+    probe(lambda: surrogates(daemon, home, repeat))
+    probe(lambda: non_finite(daemon, repeat))
+    probe(lambda: truncated(daemon, repeat))
+    probe(lambda: unfinished_http(daemon, max(10, repeat // 5)))
+    flood_note = ""
+
+    def flood() -> list[Row]:
+        nonlocal flood_note
+        found, flood_note = idle_flood(daemon, sockets)
+        return found
+
+    probe(flood)
+    probe(lambda: strangers_yes(home, max(5, repeat // 10)))
+    probe(lambda: broker_restart(home))
+    return rows, flood_note
+
+
+def report(rows: list[Row], flood_note: str) -> None:
+    print("| probe | tried | answered | clear error | lost | still answering after | note |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        after = "yes" if r.still_answering else "**no**"
+        counts = f"{r.tried:,} | {r.answered:,} | {r.clear:,} | {r.lost:,}"
+        print(f"| {r.probe} | {counts} | {after} | {r.note} |")
+    total = sum(r.tried for r in rows)
+    lost = sum(r.lost for r in rows)
+    print(f"\n{total:,} requests, {lost:,} lost; during the socket floods: {flood_note}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=100, help="requests per probe")
+    parser.add_argument("--sockets", type=int, default=1100, help="idle sockets per front-end")
+    args = parser.parse_args()
+    import resource
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this side holds the floods
+    with tempfile.TemporaryDirectory(prefix="mnemolis-chaos-") as scratch:
+        folder = Path(scratch)
+        zims = build_test_zims(folder)
+        with running_home(folder, zims.main) as home:
+            config = config_variant(home, "chaos", LIMITS)
+            with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
+                rows, note = run(daemon, home, args.repeat, args.sockets)
+    report(rows, note)
+    return 1 if any(r.lost or not r.still_answering for r in rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""Announcements back the way their request came.
+
+The daemon's one `Announcer` (shared by every generation of the assistant,
+so a reload loses nothing scheduled) hands each announcement to `Router`,
+on the event loop. The requester's own front-end gets the first try (its
+`Speaker.speak` says whether it reached the requester):
+
+* ``http``, ``cli``, ``chat``: an open ``GET /events`` stream of that session;
+* ``mqtt``: JSON on ``mqtt_api.say_topic`` (``mnemolis/say``);
+* ``hermes``: ``hermes/tts/say`` with the requester's ``siteId``;
+* ``wyoming``: the protocol's timer events, when the requester's connection
+  is a satellite and still open.
+
+When that fails (a one-shot ``mnemolis ask`` has exited, Home Assistant's
+connection was closed after its answer, a reminder is not a timer event),
+a spoken announcement goes out for its area instead: on ``mnemolis/say``
+(with its ``room``) and on ``hermes/tts/say`` for each siteId of that area
+(``hermes.sites``). Silent lifecycle notices (``data["event"]`` started,
+updated or cancelled) go only to Wyoming satellites and ``/events``
+monitors. Every ``/events`` stream without a session sees everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+from mnemolis.announce import Announcement, Announcer
+from mnemolis.serve.http_events import EventStreams
+
+log = logging.getLogger(__name__)
+
+
+class Speaker(Protocol):
+    """A front-end that can say an announcement."""
+
+    def speak(self, announcement: Announcement) -> bool:
+        """Deliver it to its requester; False when that is not possible now."""
+
+
+class AreaSpeaker(Protocol):
+    """A front-end that can say an announcement in an area, to whoever is there."""
+
+    def speak_in_area(self, announcement: Announcement) -> bool: ...
+
+
+class Router:
+    """Subscribed to the daemon's announcer for the daemon's whole life."""
+
+    def __init__(self, announcer: Announcer, events: EventStreams) -> None:
+        self.announcer = announcer
+        self.events = events
+        self.direct: dict[str, Speaker] = {"http": events, "cli": events, "chat": events}
+        self.areas: list[AreaSpeaker] = []
+        self.delivered = 0
+        self.unheard = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def add(self, front_end: str, speaker: Speaker) -> None:
+        self.direct[front_end] = speaker
+
+    def add_area(self, speaker: AreaSpeaker) -> None:
+        self.areas.append(speaker)
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = self.announcer.subscribe(self._heard)
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _heard(self, announcement: Announcement) -> None:
+        """Any thread: hop onto the event loop."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self.route, announcement)
+
+    def route(self, announcement: Announcement) -> None:
+        """On the loop: the requester's front-end, else the area."""
+        self.events.watch(announcement)
+        speaker = self.direct.get(announcement.origin.front_end)
+        if speaker is not None and self._try(speaker.speak, announcement):
+            self.delivered += 1
+            return
+        if not announcement.spoken:  # a silent notice has nowhere else to go
+            return
+        spoken = [self._try(s.speak_in_area, announcement) for s in self.areas]
+        if any(spoken):
+            self.delivered += 1
+            return
+        self.unheard += 1
+        log.warning(
+            "nobody could be told %r (%s from %s, room %s): no front-end reaches it",
+            announcement.text[:80],
+            announcement.kind,
+            announcement.origin.front_end,
+            announcement.origin.room or "unknown",
+        )
+
+    @staticmethod
+    def _try(say: Callable[[Announcement], bool], announcement: Announcement) -> bool:
+        try:
+            return say(announcement)
+        except Exception:  # one front-end's bug must not silence the others
+            log.exception("a front-end failed to say announcement %s", announcement.id)
+            return False
