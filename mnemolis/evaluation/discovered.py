@@ -80,15 +80,13 @@ def read_messages(path: Path | str) -> list[Message]:
         if not isinstance(obj, dict) or not isinstance(obj.get("topic"), str):
             raise DataError(path, n, 'a line needs {"topic": ..., "payload": ...}')
         if "payload" not in obj:
-            raise DataError(path, n, "a line needs a payload (null or \"\" removes a config)")
+            raise DataError(path, n, 'a line needs a payload (null or "" removes a config)')
         payload = b"" if obj["payload"] is None else _payload(obj["payload"])
         messages.append(Message(n, obj["topic"], payload))
     return messages
 
 
-def load_discovery(
-    config: Config, registry: DeviceRegistry, path: Path | str
-) -> LoadedDiscovery:
+def load_discovery(config: Config, registry: DeviceRegistry, path: Path | str) -> LoadedDiscovery:
     """Feed the file's messages through the MQTT source's parsers into ``registry``.
 
     The registry already holds the YAML devices (`registry_from_config`);
@@ -98,7 +96,9 @@ def load_discovery(
     disc, limits = settings.discovery, settings.limits
     rooms = tuple(registry.rooms())
     known = KnownDevices(registry, list(config.devices), limits.devices)
-    homeassistant = HomeAssistantParser(disc.homeassistant_prefix, limits.topic_chars, lambda: rooms)
+    homeassistant = HomeAssistantParser(
+        disc.homeassistant_prefix, limits.topic_chars, lambda: rooms
+    )
     zigbee2mqtt = Zigbee2MqttParser(
         disc.zigbee2mqtt_base,
         limits.topic_chars,
