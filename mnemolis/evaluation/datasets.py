@@ -50,6 +50,10 @@ class ExpectedPart:
     intent: str | None = None  # None = out of scope, when intent_known
     intent_known: bool = False
     slots: dict[str, Any] | None = None
+    #: The device ids the part acts on or asks about, as a set (None: not labelled;
+    #: [] means none: a "which one" question or a decline).
+    entities: list[str] | None = None
+    values: dict[str, Any] | None = None  # the value slots it must carry
 
 
 @dataclass
@@ -63,6 +67,11 @@ class Row:
     fold: int | None = None
     conditional: bool | None = None
     file: str = ""
+    room: str | None = None  # the area the request is spoken in (its origin)
+
+    @property
+    def entity_labelled(self) -> bool:
+        return any(p.entities is not None or p.values is not None for p in self.parts)
 
 
 @dataclass
@@ -166,6 +175,8 @@ def detect_format(obj: dict[str, Any]) -> str:
     parts = obj.get("parts")
     if "connectors" in obj or (isinstance(parts, list) and parts and isinstance(parts[0], dict)):
         return "mixsnips"
+    if any(k in obj for k in ("entities", "values", "room", "intents", "slots")):
+        return "mnemolis"  # only the project's own rows label these
     if "scenario" in obj or (isinstance(obj.get("intent"), str) and "fold" in obj):
         return "hwu64"
     return "mnemolis"
@@ -289,7 +300,51 @@ _MNEMOLIS_KEYS = {
     "conditional",
     "fold",
     "note",
+    "entities",
+    "values",
+    "room",
 }
+
+
+def _entities(path: Path, n: int, obj: dict[str, Any], count: int) -> list[list[str] | None]:
+    """``entities``: a list of ids for a one-part row, else one list per part."""
+    raw = obj.get("entities")
+    if raw is None:
+        return [None] * count
+    if not isinstance(raw, list):
+        raise DataError(path, n, "'entities' must be a list of device ids (one list per part)")
+    nested = bool(raw) and all(isinstance(x, list) or x is None for x in raw)
+    per_part: list[Any] = list(raw) if nested or count > 1 else [raw]
+    if len(per_part) != count:
+        raise DataError(path, n, f"'entities' has {len(per_part)} entries but the parts {count}")
+    out: list[list[str] | None] = []
+    for ids in per_part:
+        if ids is not None and not all(isinstance(i, str) and i for i in ids):
+            raise DataError(path, n, "'entities' must hold device ids (strings)")
+        out.append(None if ids is None else list(ids))
+    return out
+
+
+def _values(path: Path, n: int, obj: dict[str, Any], count: int) -> list[dict[str, Any] | None]:
+    """``values``: a mapping for a one-part row, else one mapping (or null) per part."""
+    raw = obj.get("values")
+    if raw is None:
+        return [None] * count
+    per_part = [raw] if isinstance(raw, dict) else raw
+    if not isinstance(per_part, list) or len(per_part) != count:
+        raise DataError(path, n, f"'values' must be a mapping, or a list of {count} per part")
+    if not all(v is None or isinstance(v, dict) for v in per_part):
+        raise DataError(path, n, "'values' entries must be mappings of slot -> value")
+    return list(per_part)
+
+
+def _room(path: Path, n: int, obj: dict[str, Any], config: Config) -> str | None:
+    room = obj.get("room")
+    if room is None:
+        return None
+    if not isinstance(room, str) or " ".join(room.lower().split()) not in config.rooms:
+        raise DataError(path, n, f"'room' {room!r} is not an area of the home")
+    return " ".join(room.lower().split())
 
 
 def _per_part(
@@ -342,9 +397,11 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
     conditional = obj.get("conditional")
     if conditional is not None and not isinstance(conditional, bool):
         raise DataError(path, n, "'conditional' must be true or false")
+    entities = _entities(path, n, obj, count)
+    values = _values(path, n, obj, count)
     parts = []
     for i in range(count):
-        part = ExpectedPart()
+        part = ExpectedPart(entities=entities[i], values=values[i])
         if texts is not None:
             part.text = _text(path, n, texts[i], f"parts[{i}]")
         if intents is not None:
@@ -381,6 +438,7 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
         split_known=texts is not None,
         fold=_fold(path, n, obj),
         conditional=conditional,
+        room=_room(path, n, obj, config),
     )
 
 

@@ -126,3 +126,17 @@ def load_discovery(config: Config, registry: DeviceRegistry, path: Path | str) -
     loaded.devices = len(registry.devices()) - before
     loaded.refused = known.refusals()
     return loaded
+
+
+def home_registry(
+    config: Config, path: Path | str | None
+) -> tuple[DeviceRegistry, LoadedDiscovery | None]:
+    """The registry understanding gets: the YAML home, plus ``path`` (or the config
+    directory's ``discovery.jsonl``) when there is one."""
+    from mnemolis.understand import registry_from_config
+
+    registry = registry_from_config(config)
+    found = Path(path) if path is not None else default_discovery(config)
+    if found is None:
+        return registry, None
+    return registry, load_discovery(config, registry, found)
