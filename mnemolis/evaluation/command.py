@@ -362,6 +362,12 @@ def run(
                 f"{loaded.messages} discovery messages in {loaded.path}"
                 + (f" ({len(loaded.refused)} configs refused)" if loaded.refused else "")
             )
+        undefined = dataset.undefined_intents()
+        if undefined:
+            lines.append(
+                "intents the config does not define (scored as wrong): "
+                + ", ".join(f"{name} ({n})" for name, n in undefined.items())
+            )
         lines.append("")
         for s in summaries:
             lines += [*slice_lines(s), ""]
@@ -378,6 +384,7 @@ def run(
                 "mapping": mapping,
                 "rows": len(rows),
                 "rows_in_file": len(dataset.rows),
+                "undefined_intents": dataset.undefined_intents(),
                 "slices": {s.name: jsonable(s) for s in summaries},
                 "floors": jsonable(floors),
                 "passed": all(f.passed for f in floors),

@@ -54,6 +54,7 @@ class ExpectedPart:
     #: [] means none: a "which one" question or a decline).
     entities: list[str] | None = None
     values: dict[str, Any] | None = None  # the value slots it must carry
+    intent_defined: bool = True  # False: ``intent`` is not an intent of the config
 
 
 @dataclass
@@ -97,6 +98,16 @@ class Dataset:
     format: str
     rows: list[Row]
     mapping: SourceMapping | None = None
+
+    def undefined_intents(self) -> dict[str, int]:
+        """Intents rows expect that the config does not define, with their counts:
+        said in the report, so that a misspelt intent is seen, not silently scored."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            for p in row.parts:
+                if not p.intent_defined and p.intent is not None:
+                    counts[p.intent] = counts.get(p.intent, 0) + 1
+        return dict(sorted(counts.items()))
 
 
 # --------------------------------------------------------------------------- mapping
@@ -407,17 +418,22 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
         if intents is not None:
             intent = intents[i]
             if intent is not None:
-                spec = config.intents.get(intent) if isinstance(intent, str) else None
+                if not isinstance(intent, str) or not intent.strip():
+                    raise DataError(path, n, f"intent {intent!r} must be an intent name")
+                spec = config.intents.get(intent)
                 if spec is None:
-                    raise DataError(path, n, f"intent {intent!r} is not defined in the config")
-                # a decline.* intent is out of scope: its source is null
-                part.source, part.source_known = spec.source, True
+                    # an intent this config does not (yet) define: no router built on it
+                    # can get the part right; its source is whatever `sources` says
+                    part.intent_defined = False
+                else:
+                    # a decline.* intent is out of scope: its source is null
+                    part.source, part.source_known = spec.source, True
             else:
                 part.source, part.source_known = None, True
             part.intent, part.intent_known = intent, True
         if sources is not None:
             source = _source_name(sources[i], path, f"sources[{i}]", n)
-            if part.intent_known and source != part.source:
+            if part.source_known and source != part.source:
                 raise DataError(
                     path,
                     n,
