@@ -55,6 +55,7 @@ bench: venv
 	$(BIN)/python bench/routines.py
 	$(BIN)/python bench/music.py
 	$(BIN)/python bench/timers.py
+	$(BIN)/python bench/big_home.py
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

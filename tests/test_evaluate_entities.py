@@ -367,3 +367,15 @@ def test_an_explicit_discovery_file_is_loaded(tmp_path: Path) -> None:
     code, out, err = _eval("eval", str(data), "--discovery", str(disc), "--no-timing")
     assert code == 0, err
     assert "1 of them from 1 discovery messages" in out
+
+
+def test_an_intent_the_config_does_not_define_is_listed_and_scored_wrong(tmp_path: Path) -> None:
+    rows = [
+        {"text": "set the kitchen blind to 40 percent", "intent": "device.set_positoin"},
+        {"text": "what time is it", "intent": "clock.time"},
+    ]
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    code, out, err = _eval("eval", str(data), "--no-timing")
+    assert code == 0, err
+    assert "intents the config does not define (scored as wrong): device.set_positoin (1)" in out
+    assert "intents: 0.500 (1/2)" in out
