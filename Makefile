@@ -28,7 +28,7 @@ gate: venv
 	$(BIN)/mnemolis eval tests/data/*.jsonl --no-timing --errors 5 \
 		--min-macro-f1 0.97 --min-intent-accuracy 0.97 --min-slot-accuracy 0.95 --min-exact 0.97
 	$(BIN)/mnemolis --config tests/data/big_home eval tests/data/big_home/sentences/*.jsonl \
-		--no-timing --errors 0 --holdout \
+		--no-timing --errors 0 --holdout --allow-undefined-intents \
 		--min-intent-accuracy 0.63 --min-entity-accuracy 0.47 --min-value-accuracy 0.44 \
 		--min-fully-right 0.39
 
