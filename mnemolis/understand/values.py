@@ -94,6 +94,12 @@ class ValueReader:
     ) -> None:
         captures = captures or {}
         wanted = [s for s in intent.slots if s in self.number_slots]
+        for name in wanted:
+            # a number's digits are a spoken form of its value ("50" of position 50): they
+            # are read here, with their unit, not as a word
+            fill = out.fills.get(name)
+            if fill is not None and all(a.tokens[i].is_num for i in fill.tokens):
+                del out.fills[name]
         quantities = [s for s in wanted if s != STEP]
         device = out.fills.get("device")
         blocked = set(device.tokens) if device is not None else set()
@@ -109,7 +115,7 @@ class ValueReader:
                 loose.append(n)
             # a number whose unit marks another quantity ("22 degrees" for a fan's speed)
             # is not this one's: the part is left without it, and declines by name
-        for name in quantities:
+        for name in wanted:
             fill = out.fills.get(name)
             if fill is not None and isinstance(fill.value, str):
                 value = number(fill.value)
@@ -194,6 +200,7 @@ class ValueReader:
             if w.slot == CHANGE and start <= w.start and w.end <= end and w.start not in blocked
         ]
         if not changes:
+            out.fills.pop(STEP, None)  # "a bit" with no direction is no change
             return said
         change = changes[0]
         sign = 1 if change.value == "up" else -1
@@ -208,10 +215,9 @@ class ValueReader:
                 or (n.start == change.end + 1 and before in BY_WORDS)
             )
             if near and (not n.units or n.units & {*quantities, STEP} or not quantities):
-                lo = min(change.start, n.start - (1 if before in BY_WORDS else 0))
-                out.fills[STEP] = SlotFill(STEP, sign * n.value, lo, max(change.end, n.end), "step")
+                lo = n.start - (1 if before in BY_WORDS else 0)
+                out.fills[STEP] = SlotFill(STEP, sign * n.value, lo, n.end, "step")
                 out.covered.update(range(change.start, change.end))
-                out.covered.update(range(n.start - (1 if before in BY_WORDS else 0), n.end))
                 return [m for m in said if m is not n]
         slot = STEP_DEGREES if "temperature" in quantities else STEP
         small = [w for w in a.slot_words if w.slot == slot and start <= w.start and w.end <= end]
@@ -264,6 +270,14 @@ class ValueReader:
                 out.fills["option"] = SlotFill("option", value, i, j, "said")
         preset_said = out.fills.get("preset")
         speed = out.fills.get("percentage")
+        if (
+            preset_said is not None
+            and speed is not None
+            and speed.how == "exact"
+            and set(speed.tokens) & set(preset_said.tokens)
+        ):
+            del out.fills["percentage"]  # "low" is the fan's own preset
+            return
         if "preset" in intent.slots and speed is not None and speed.how == "exact":
             # "set the fan to low": the fan's own preset "low", when it has one
             said_word = " ".join(a.tokens[i].lower for i in speed.tokens)

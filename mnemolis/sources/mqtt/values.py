@@ -67,6 +67,10 @@ class Values:
             return "return_to_base"
         if device.type == "lawn_mower" and action == "stop":
             return "pause"  # a mower stops where it is by pausing
+        if action == "turn_on" and device.type == "scene":
+            return "activate"  # "turn on movie night"
+        if action == "activate" and device.type != "scene" and device.can("turn_on"):
+            return "turn_on"  # "activate the kettle"
         if device.type == "valve" and action in VALVE_SWITCHING:
             return VALVE_SWITCHING[action]  # "turn off the water" closes its valve
         return action
