@@ -255,9 +255,9 @@ class ValueReader:
                 s, e = (start + where, start + where + len(spoken(best).split()))
                 out.fills[slot] = SlotFill(slot, best, s, e, "announced")
         device = out.fills.get("device")
-        unannounced = not any(d.caps.options for d in devices)
-        if "option" in intent.slots and "option" not in out.fills and unannounced:
-            # a select that announced no options: what it is set to, as said
+        if "option" in intent.slots and "option" not in out.fills:
+            # what a select is set to, as said: one it does not offer is declined by the
+            # source, which names the ones it does
             toks = a.tokens
             i = device.end if device is not None and device.end > 0 else end
             while i < end and toks[i].lower in TO_WORDS:
