@@ -254,7 +254,22 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
         ["light.kitchen_ceiling"],
         {"brightness": 75},
     ),
+    ("turn the desk lamp up by 10", "device.set_brightness", ["light.desk_lamp"], {"step": 10}),
+    ("desk lamp at half", "device.set_brightness", ["light.desk_lamp"], {"brightness": 50}),
+    (
+        "set brightness to 40 percent in the office",
+        "device.set_brightness",
+        ["light.desk_lamp"],
+        {"brightness": 40},
+    ),
+    (
+        "set the thermostat at 21",
+        "device.set_temperature",
+        ["climate.hallway"],
+        {"temperature": 21},
+    ),
     # colour temperature
+    ("make the reading lamp warmer", "device.set_color_temp", ["light.reading_lamp"], {}),
     (
         "set the reading lamp to warm white",
         "device.set_color_temp",
@@ -452,6 +467,16 @@ def test_the_rows_cover_every_new_intent(config: Config) -> None:
     }
     assert new <= set(config.intents)
     assert new <= asked
+
+
+def test_a_time_is_still_a_time(house: Understander) -> None:
+    """ "at 10" after an action with no value of its own is when to do it."""
+    part = _one(house, "turn off the desk lamp at 10 pm")
+    assert (part.intent, part.slots.get("device")) == ("device.turn_off", "desk lamp")
+    assert part.schedule is not None and part.schedule.hour == 22
+    part = _one(house, "set the thermostat to 18 at 10 pm")
+    assert part.slots.get("temperature") == 18
+    assert part.schedule is not None and part.schedule.hour == 22
 
 
 def _quantities(config: Config, kind: str) -> set[str]:

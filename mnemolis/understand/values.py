@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
@@ -101,8 +102,13 @@ class ValueReader:
             if fill is not None and all(a.tokens[i].is_num for i in fill.tokens):
                 del out.fills[name]
         quantities = [s for s in wanted if s != STEP]
-        device = out.fills.get("device")
-        blocked = set(device.tokens) if device is not None else set()
+        # digits inside a name ("light 0", "scene 4") are the name's, not a value
+        blocked = {
+            i
+            for h in a.names
+            if h.kind in ("device", "room", "noun") and start <= h.start and h.end <= end
+            for i in range(h.start, h.end)
+        }
         said = [n for n in self._numbers(a, start, end) if not blocked & set(range(n.start, n.end))]
         if STEP in wanted:
             said = self._step(a, start, end, quantities, said, blocked, out)
@@ -310,6 +316,25 @@ class ValueReader:
             }
             if set(colour.tokens) <= white:
                 del out.fills["color"]
+
+
+class Scored(Protocol):
+    """A routing candidate: what its slots found."""
+
+    slots: SlotResult
+
+
+#: How the fills of numbers read here are marked (`SlotFill.how`).
+NUMBER_FILLS = frozenset({"unit", "number", "pattern", "step"})
+
+
+def said_as_value(a: Analysis, best: Scored | None, start: int, end: int) -> bool:
+    """ "at 21", "by 10": a lead word and a bare number that the part's own value slot
+    reads is that value, not a time ("10 pm" or "10:30" would say it is a time)."""
+    numbers = [i for i in range(start, end) if a.tokens[i].is_num]
+    if best is None or end - start != 2 or len(numbers) != 1:
+        return False
+    return any(f.how in NUMBER_FILLS and numbers[0] in f.tokens for f in best.slots.fills.values())
 
 
 def _offered(lists: Iterable[tuple[str, ...]]) -> list[str]:
