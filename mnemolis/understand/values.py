@@ -80,6 +80,7 @@ class ValueReader:
                     self.units.setdefault(unit, set()).add(slot.name)
         self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
         self.quiet = config.language.stop_words | config.language.filler_words
+        self.words = config.language.numbers
 
     # ------------------------------------------------------------------ entry
 
@@ -163,6 +164,8 @@ class ValueReader:
         i = start
         while i < end:
             value = number(toks[i].text) if toks[i].is_num else None
+            if value is None and i + 1 < end and toks[i + 1].lower in self.units:
+                value = self.words.get(toks[i].lower)  # "one degree": a number word kept
             if value is None:
                 i += 1
                 continue
