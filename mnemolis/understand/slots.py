@@ -204,7 +204,8 @@ class SlotExtractor:
         fill = out.fills.get("device")
         named = fill.value if fill is not None else []
         wanted = {named} if isinstance(named, str) else set(named)
-        devices = [d for d in self.names.devices.values() if d.name in wanted]
+        # a slot value is a name, or an id where names are shared
+        devices = [d for d in self.names.devices.values() if d.name in wanted or d.id in wanted]
         devices = [d for d in devices if d.type in intent.device_types] or devices
         captures = match.captures if match is not None else {}
         self.values.read(a, start, end, intent, devices, out, captures)
