@@ -536,3 +536,57 @@ def test_a_number_is_never_sent_as_a_quantity_the_device_does_not_have(
             assert "temperature" not in said, (text, part.to_dict())
         if unit == "degrees" and device.type in ("light", "cover", "valve", "fan"):
             assert not said & {"brightness", "position", "percentage"}, (text, part.to_dict())
+
+
+# (sentence, the second part's intent, its device ids, its values): a pronoun names the
+# device, and the value is then the device type's
+PRONOUN_ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
+    (
+        "turn on the desk fan and set it to 25 percent",
+        "device.set_speed",
+        ["fan.desk"],
+        {"percentage": 25},
+    ),
+    (
+        "open the living room blinds and set them to 40 percent",
+        "device.set_position",
+        ["cover.living_room_blinds"],
+        {"position": 40},
+    ),
+    ("turn on the desk fan and turn it up a bit", "device.set_speed", ["fan.desk"], {"step": 10}),
+    (
+        "turn on the desk lamp and set it to 30 percent",
+        "device.set_brightness",
+        ["light.desk_lamp"],
+        {"brightness": 30},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "ids", "values"), PRONOUN_ROWS, ids=[r[0] for r in PRONOUN_ROWS]
+)
+def test_a_pronoun_names_the_device_and_the_value_follows_its_type(
+    house: Understander,
+    registry: DeviceRegistry,
+    text: str,
+    intent: str,
+    ids: list[str],
+    values: dict[str, Any],
+) -> None:
+    parts = house.understand(text).parts()
+    assert len(parts) == 2, [p.to_dict() for p in parts]
+    part = parts[1]
+    got_values = {k: part.slots[k] for k in VALUE_SLOTS if k in part.slots}
+    assert (part.intent, _ids(registry, part.slots.get("device")), got_values) == (
+        intent,
+        sorted(ids),
+        values,
+    )
+
+
+def test_a_value_of_other_units_is_not_moved_onto_the_device(house: Understander) -> None:
+    """ "22 degrees" for a fan stays a temperature: the source declines it by name."""
+    part = house.understand("turn on the desk fan and set it to 22 degrees").parts()[1]
+    assert part.slots.get("device") == "desk fan"
+    assert "percentage" not in part.slots

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.devices import Device
+from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 
@@ -353,3 +354,42 @@ def _find(words: list[str], target: list[str]) -> int:
         if words[i : i + len(target)] == target:
             return i
     return 0
+
+
+#: The quantities a set-to number can be; slots with the same units can stand for
+#: each other ("50 percent" is a brightness, a position, a speed or a humidity).
+QUANTITIES = ("brightness", "position", "percentage", "humidity", "temperature", "value")
+
+
+def fit_to_device(part: Part, config: Config, registry: DeviceRegistry) -> None:
+    """ "turn on the kitchen fan and set it to 25 percent": once a pronoun has named the
+    device, a set-to part takes the intent of the device's type, its value moved to
+    that intent's slot of the same units; a value of other units ("22 degrees" for a
+    fan) stays, and the source declines it by name."""
+    spec = config.intent(part.intent)
+    raw = part.slots.get("device")
+    if spec is None or spec.source is None or not raw:
+        return
+    names = raw if isinstance(raw, list) else [raw]
+    found = [registry.get(str(n)) or registry.by_name(str(n)) for n in names]
+    types = {d.type for d in found if d is not None}
+    if not types or None in found or types <= set(spec.device_types):
+        return
+    held = [s for s in spec.slots if s in QUANTITIES and s in part.slots]
+    if len(held) > 1 or (not held and STEP not in part.slots):
+        return
+    units = set(config.slots[held[0]].units) if held else None
+    for other in config.intents.values():
+        if other.source != spec.source or not types <= set(other.device_types):
+            continue
+        targets = [s for s in other.slots if s in QUANTITIES]
+        if units is not None:
+            targets = [s for s in targets if set(config.slots[s].units) == units]
+        elif STEP not in other.slots:
+            targets = []
+        if targets:
+            part.intent = other.name
+            if held:
+                part.slots[targets[0]] = part.slots.pop(held[0])
+            part.provenance.setdefault("slots", {})[targets[0] if held else STEP] = "device type"
+            return
