@@ -146,6 +146,7 @@ HOUSE = [
     _d("lawn_mower.mower", "robot mower", "lawn_mower", "garden", "start", "pause", "return_home"),
     _d("siren.alarm", "alarm siren", "siren", "hallway", "tones", tones=("ping", "siren")),
     _d("scene.dinner_party", "dinner party", "scene", "living room"),
+    _d("scene.movie_night", "movie night", "scene", "living room"),
     _d("button.doorbell", "doorbell", "button", "hallway"),
     _d("button.router_restart", "router restart", "button", "office", aliases=["router"]),
     _d(
@@ -360,6 +361,9 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("activate dinner party", "device.activate", ["scene.dinner_party"], {}),
     ("dinner party scene on", "device.activate", ["scene.dinner_party"], {}),
     ("turn on the dinner party scene", "device.activate", ["scene.dinner_party"], {}),
+    # a scene named like a shipped routine's phrase is the scene
+    ("activate movie night", "device.activate", ["scene.movie_night"], {}),
+    ("start the movie night scene", "device.activate", ["scene.movie_night"], {}),
     ("press the doorbell", "device.press", ["button.doorbell"], {}),
     ("restart the router", "device.press", ["button.router_restart"], {}),
     ("open the main valve", "device.open", ["valve.main"], {}),
