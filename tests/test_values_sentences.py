@@ -314,6 +314,10 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
         {"preset": "breeze"},
     ),
     ("set the ceiling fan to half speed", "device.set_speed", ["fan.ceiling"], {"percentage": 50}),
+    # a bare number up to a fan's speed count is one of its speeds
+    ("set the desk fan to 2", "device.set_speed", ["fan.desk"], {"percentage": 67}),
+    ("set the desk fan to speed 3", "device.set_speed", ["fan.desk"], {"percentage": 100}),
+    ("set the desk fan to 2 percent", "device.set_speed", ["fan.desk"], {"percentage": 2}),
     # climate and friends
     (
         "set the hallway thermostat to twenty point five degrees",

@@ -145,6 +145,7 @@ class ValueReader:
             out.fills[able[0]] = SlotFill(able[0], n.value, n.start, n.end, "number")
         self._announced(a, start, end, intent, devices, out)
         self._whites(a, devices, out)
+        self._speeds(devices, out)
 
     def _takes(self, slot: str, n: NumberSaid) -> bool:
         """A number said bare, or with a unit of this slot's, or for a slot without units."""
@@ -299,6 +300,18 @@ class ValueReader:
                     )
                     del out.fills["percentage"]
                     break
+
+    @staticmethod
+    def _speeds(devices: Sequence[Device], out: SlotResult) -> None:
+        """ "set the fan to 2": a bare number up to a fan's count of speeds is one of
+        them (speed 2 of 3 is 67 percent); "2 percent" says otherwise."""
+        speed = out.fills.get("percentage")
+        counts = {d.caps.speed_count for d in devices if d.type == "fan"}
+        if speed is None or speed.how not in ("number", "pattern") or len(counts) != 1:
+            return
+        count = counts.pop()
+        if count is not None and isinstance(speed.value, int) and 1 <= speed.value <= count:
+            speed.value = round(speed.value * 100 / count)
 
     @staticmethod
     def _whites(a: Analysis, devices: Sequence[Device], out: SlotResult) -> None:
