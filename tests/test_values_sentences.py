@@ -598,3 +598,22 @@ def test_a_value_of_other_units_is_not_moved_onto_the_device(house: Understander
     part = house.understand("turn on the desk fan and set it to 22 degrees").parts()[1]
     assert part.slots.get("device") == "desk fan"
     assert "percentage" not in part.slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the humidity in the bedroom",
+        "what is the boiler set to",
+        "what is the washer program set to",
+        "what temperature is the boiler set to",
+        "what mode is the aircon set to",
+    ],
+)
+def test_asking_what_a_value_is_sets_nothing(
+    house: Understander, config: Config, text: str
+) -> None:
+    """The set-to phrases ("set ... to", "humidity") never make a question a command."""
+    for part in house.understand(text).parts():
+        spec = config.intent(part.intent)
+        assert spec is None or spec.action in (None, "state"), (text, part.to_dict())

@@ -271,6 +271,8 @@ class ValueReader:
             # source, which names the ones it does
             toks = a.tokens
             i = device.end if device is not None and device.end > 0 else end
+            while i < end and toks[i].lower not in TO_WORDS:
+                i += 1  # "set the program to eco": what follows "to", nothing without one
             while i < end and toks[i].lower in TO_WORDS:
                 i += 1
             j = end
