@@ -617,3 +617,27 @@ def test_asking_what_a_value_is_sets_nothing(
     for part in house.understand(text).parts():
         spec = config.intent(part.intent)
         assert spec is None or spec.action in (None, "state"), (text, part.to_dict())
+
+
+@given(
+    device=st.sampled_from([d for d in HOUSE if "position" in d.features]),
+    frame=st.sampled_from(
+        [
+            "open the {name} halfway",
+            "set the {name} halfway",
+            "{name} halfway",
+            "move the {name} half way",
+        ]
+    ),
+)
+def test_halfway_is_a_position_never_the_hallway(
+    house: Understander, device: Device, frame: str
+) -> None:
+    text = frame.format(name=device.name)
+    part = _one(house, text)
+    assert part.slots.get("room") != "hallway", (text, part.to_dict())
+    assert (part.intent, part.slots.get("device"), part.slots.get("position")) == (
+        "device.set_position",
+        device.name,
+        50,
+    ), (text, part.to_dict())
