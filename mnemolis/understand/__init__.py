@@ -29,6 +29,7 @@ from mnemolis.understand.schedule import TimedSlots, TimeReader
 from mnemolis.understand.slots import SlotExtractor
 from mnemolis.understand.text import TextPipeline
 from mnemolis.understand.trace import Trace
+from mnemolis.understand.values import fit_to_device
 
 __all__ = ["Context", "Trace", "Understander", "registry_from_config"]
 
@@ -181,6 +182,7 @@ class Understander:
                 if trace:
                     self._describe_route(r, trace)
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
+            fit_to_device(part, self.config, self.registry)  # "set it to 25 percent"
             hint = part.slots.get("device") or hint
             steps.append(part)
         return steps

@@ -183,7 +183,12 @@ class Router:
         # a question frame ("what is", "what time") yields to a declined domain named in
         # the same part; a strong phrase ("define", weight 1.2 and more) does not
         yields = intent.defer and bool(part.declined) and best.rule.weight < 1.2
-        if argued_against or yields:
+        # "activate movie night": a phrase said only as part of a device's exact name is
+        # the name, for an intent that takes no device
+        in_name = "device" not in intent.slots and any(
+            h.kind == "device" and h.start <= best.start and best.end <= h.end for h in a.names
+        )
+        if argued_against or yields or in_name:
             score -= self.avoid_penalty
         if slots.wrong_type:
             score -= self.wrong_type_penalty

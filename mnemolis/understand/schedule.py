@@ -30,6 +30,7 @@ from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameIndex
 from mnemolis.understand.route import Routed, Router
 from mnemolis.understand.slots import SlotExtractor, SlotFill, SlotResult
+from mnemolis.understand.values import said_as_value
 
 #: Slot types this module fills.
 TIMED_TYPES = ("duration", "time", "text")
@@ -401,8 +402,8 @@ class TimeReader:
         if routed.part.source in self.source_of_time and routed.part.source is not None:
             return routed  # "remind me at 5": the time is the timer source's own slot
         found = self.edge(a, start, end)
-        if found is None:
-            return routed
+        if found is None or said_as_value(a, routed.best, found[0].start, found[0].end):
+            return routed  # no time, or "set the thermostat at 21": the number is a value
         span, s, e = found
         inner = router.route(a, s, e, **options)
         spec = self.config.intent(inner.part.intent)

@@ -9,40 +9,14 @@ question rather than a guess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from mnemolis.config import Config, IntentSpec
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.values import ValueReader
 
-
-@dataclass
-class SlotFill:
-    """One slot value and where it came from."""
-
-    name: str
-    value: Any
-    start: int = -1  # token range in the analysed text; -1 when not from the text
-    end: int = -1
-    how: str = "exact"  # exact, fuzzy:0.91, noun, room, all, unit, pattern, topic, context, ...
-
-    @property
-    def tokens(self) -> range:
-        return range(self.start, self.end) if self.start >= 0 else range(0)
-
-
-@dataclass
-class SlotResult:
-    fills: dict[str, SlotFill] = field(default_factory=dict)
-    options: list[str] = field(default_factory=list)  # ambiguous device candidates
-    covered: set[int] = field(default_factory=set)
-    wrong_type: bool = False  # the named device cannot do what the intent does
-    implied: bool = False  # no device was named; the intent's own type stands in
-
-    def values(self) -> dict[str, Any]:
-        return {name: fill.value for name, fill in self.fills.items()}
+__all__ = ["SlotExtractor", "SlotFill", "SlotResult"]
 
 
 def _longest(hits: list[NameHit]) -> list[NameHit]:
@@ -65,10 +39,7 @@ class SlotExtractor:
         self.dets = lang.determiners
         self.place_preps = lang.place_prepositions
         self.all_words = lang.all_words
-        self.unit_slots: dict[str, str] = {}
-        for slot in config.slots.values():
-            for unit in slot.units:
-                self.unit_slots[unit] = slot.name
+        self.values = ValueReader(config)
 
     def extract(
         self, a: Analysis, start: int, end: int, intent: IntentSpec, match: Match | None
@@ -89,7 +60,7 @@ class SlotExtractor:
                     key=lambda x: x.end,
                 )
                 out.fills[w.slot] = SlotFill(w.slot, longest.value, longest.start, longest.end)
-        self._numbers(a, start, end, intent, match, out)
+        self._values(a, start, end, intent, match, out)
         if "location" in wanted and "location" not in out.fills:
             self._location(a, start, end, out)
         if "topic" in wanted:
@@ -120,7 +91,9 @@ class SlotExtractor:
         }
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
-            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=literal)
+            # a word that says a value ("halfway") is not a name heard wrong ("hallway")
+            said = {i for w in a.slot_words for i in range(w.start, w.end)}
+            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=literal | said)
             devices = [h for h in fuzzy if h.kind == "device"]
             rooms = [
                 r
@@ -143,8 +116,13 @@ class SlotExtractor:
             device = self.names.device(hit.key)
             name = device.name if device else hit.key
             out.fills["device"] = SlotFill("device", name, hit.start, hit.end, hit.how)
+            # two devices may share a name (a select and a sensor "idle brightness"): the
+            # one that fits the intent is meant
+            same = [d for d in self.names.devices.values() if d.name == name]
             out.wrong_type = (
-                bool(intent.device_types) and device is not None and device.type not in types
+                bool(intent.device_types)
+                and device is not None
+                and not any(d.type in types for d in same)
             )
             return
         nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
@@ -173,9 +151,10 @@ class SlotExtractor:
                 candidates = [d for d in self.names.devices.values() if d.type in types]
             else:
                 candidates = self.names.devices_in_room(room.key)
-        elif intent.implies:
+        elif intent.implies and not (nouns and self._other_type(nouns[-1].key, types)):
             # "dim a little", "make it warmer", "set the temperature to 20": the intent
-            # itself says what it acts on
+            # itself says what it acts on (not when a noun names devices of another
+            # type: "set the door to 50 percent" is not the thermostat's)
             candidates = [d for d in self.names.devices.values() if d.type == intent.implies]
             how = "implied"
             out.implied = True
@@ -190,6 +169,8 @@ class SlotExtractor:
                 or candidates
             )
         if not candidates:
+            # "set the door to 50 percent" for the thermostat: the noun names other devices
+            out.wrong_type = bool(types and nouns and self._other_type(nouns[-1].key, types))
             return
         # every noun naming the device is explained by it: "the wemo plug socket"
         out.covered.update(i for h in nouns for i in range(h.start, h.end))
@@ -202,9 +183,15 @@ class SlotExtractor:
             out.options = sorted(d.name for d in candidates)
             out.covered.update(range(span[0], span[1]))
 
-    # ------------------------------------------------------------------ numbers
+    def _other_type(self, noun: str, types: set[str]) -> bool:
+        """ "door" is a type noun of locks and covers, not of thermostats."""
+        return any(
+            noun in nouns for kind, nouns in self.config.device_nouns.items() if kind not in types
+        ) and not any(noun in self.config.device_nouns.get(kind, []) for kind in types)
 
-    def _numbers(
+    # ------------------------------------------------------------------ values
+
+    def _values(
         self,
         a: Analysis,
         start: int,
@@ -213,37 +200,15 @@ class SlotExtractor:
         match: Match | None,
         out: SlotResult,
     ) -> None:
-        number_slots = [s for s in intent.slots if self.config.slots[s].type == "number"]
-        if not number_slots:
-            return
-        if match is not None:
-            for name, (s, e) in match.captures.items():
-                if name in number_slots and name not in out.fills:
-                    value = _number(a.tokens[s].text)
-                    if value is not None:
-                        out.fills[name] = SlotFill(name, value, s, e, "pattern")
-        loose = []
-        for i in range(start, end):
-            tok = a.tokens[i]
-            if not tok.is_num or any(i in f.tokens for f in out.fills.values()):
-                continue
-            value = _number(tok.text)
-            if value is None:
-                continue
-            unit = ""
-            if i + 1 < end:
-                unit = a.tokens[i + 1].lower
-                if i + 2 < end and f"{unit} {a.tokens[i + 2].lower}" in self.unit_slots:
-                    unit = f"{unit} {a.tokens[i + 2].lower}"
-            slot = self.unit_slots.get(unit)
-            if slot in number_slots and slot not in out.fills:
-                out.fills[slot] = SlotFill(slot, value, i, i + 1 + len(unit.split()), "unit")
-            elif slot is None:
-                loose.append((i, value))
-        missing = [s for s in number_slots if s not in out.fills]
-        if len(missing) == 1 and len(loose) == 1:
-            i, value = loose[0]
-            out.fills[missing[0]] = SlotFill(missing[0], value, i, i + 1, "number")
+        """Numbers, value words and steps, for the devices found (`values`)."""
+        fill = out.fills.get("device")
+        named = fill.value if fill is not None else []
+        wanted = {named} if isinstance(named, str) else set(named)
+        # a slot value is a name, or an id where names are shared
+        devices = [d for d in self.names.devices.values() if d.name in wanted or d.id in wanted]
+        devices = [d for d in devices if d.type in intent.device_types] or devices
+        captures = match.captures if match is not None else {}
+        self.values.read(a, start, end, intent, devices, out, captures)
 
     # ------------------------------------------------------------------ places
 
@@ -317,11 +282,3 @@ class SlotExtractor:
         # a title a source confirms ("fire and rain") is a topic beyond doubt
         how = "title" if self.names.is_protected(" ".join(value.lower().split())) else "topic"
         out.fills["topic"] = SlotFill("topic", value, first, last + 1, how)
-
-
-def _number(text: str) -> int | float | None:
-    try:
-        value = float(text.replace(",", ""))
-    except ValueError:
-        return None
-    return int(value) if value.is_integer() else value

@@ -47,6 +47,35 @@ ERRORS = frozenset(
 DECLINES = frozenset({"needs_code"})
 
 
+#: The slots that carry the value of a set-to request, in the order they are shown.
+VALUE_SLOTS = (
+    "brightness",
+    "position",
+    "percentage",
+    "temperature",
+    "humidity",
+    "value",
+    "color_temp",
+    "color",
+    "mode",
+    "preset",
+    "option",
+)
+
+
+def asked_value(part: Part) -> str | None:
+    """The value a part asks for, as a reply shows it ("100", "warm white")."""
+    for name in VALUE_SLOTS:
+        raw = part.slots.get(name)
+        if isinstance(raw, bool) or raw is None:
+            continue
+        if isinstance(raw, int | float):
+            return format_number(raw)
+        if isinstance(raw, str) and raw.strip():
+            return raw.strip()
+    return None
+
+
 class Commands:
     """Actions on devices for one MQTT source."""
 
@@ -95,9 +124,9 @@ class Commands:
         data: dict[str, Any] = {"device": device.name, "device_id": device.id, "action": action}
         if action not in TYPE_ACTIONS.get(device.type, ()):
             key = "read_only" if device.type in READ_ONLY else "cannot"
-            text = words.say(
-                key, device, action=words.action(action, device), kind=words.kind(device)
-            )
+            # "I can't set the garage door to 100 %": the value asked for, as said
+            asked = words.action(action, device, asked_value(part))
+            text = words.say(key, device, action=asked, kind=words.kind(device))
             return source.reply(text, Status.OUT_OF_SCOPE, data)
         if not device.can(action):
             text = words.say("not_allowed", device, action=words.action(action, device))

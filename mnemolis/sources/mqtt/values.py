@@ -19,6 +19,9 @@ from mnemolis.plan import Part
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.wire import Act, number
 
+#: A valve is switched by opening and closing it.
+VALVE_SWITCHING = {"turn_on": "open", "turn_off": "close"}
+
 
 def contains(text: str, words: set[str]) -> bool:
     padded = f" {' '.join(text.lower().split())} "
@@ -40,6 +43,13 @@ def _slot_text(part: Part, *names: str) -> str | None:
     return None
 
 
+def _step(part: Part, name: str) -> float | None:
+    """A signed relative change: understanding's ``step`` ("up by 10"), or the older
+    per-quantity slot of the same meaning."""
+    found = _slot_number(part, name)
+    return found if found is not None else _slot_number(part, "step")
+
+
 def _clamp(value: float, low: float = 0.0, high: float = 100.0) -> float:
     return max(low, min(high, value))
 
@@ -55,6 +65,14 @@ class Values:
         returning = contains(part.text, self.words.adjust.return_to_base)
         if device.type in ("vacuum", "lawn_mower") and action == "stop" and returning:
             return "return_to_base"
+        if device.type == "lawn_mower" and action == "stop":
+            return "pause"  # a mower stops where it is by pausing
+        if action == "turn_on" and device.type == "scene":
+            return "activate"  # "turn on movie night"
+        if action == "activate" and device.type != "scene" and device.can("turn_on"):
+            return "turn_on"  # "activate the kettle"
+        if device.type == "valve" and action in VALVE_SWITCHING:
+            return VALVE_SWITCHING[action]  # "turn off the water" closes its valve
         return action
 
     def act(
@@ -99,7 +117,7 @@ class Values:
         current = number(state.get("brightness"))
         if current is None:
             current = 100.0 if state.get("state") != "off" else 0.0
-        step = _slot_number(part, "brightness_step")
+        step = _step(part, "brightness_step")
         if step is None:
             if contains(part.text, adjust.dimmer):
                 step = -adjust.brightness_step
@@ -175,7 +193,7 @@ class Values:
         if raw is not None:
             return _clamp(raw)
         current = number(state.get(key))
-        delta = _slot_number(part, f"{slot}_step")
+        delta = _step(part, f"{slot}_step")
         if delta is None and current is not None:
             if contains(part.text, down):
                 delta = -step
@@ -271,7 +289,7 @@ class Values:
         if raw is not None:
             return Act("set_temperature", temperature=raw, mode=mode), None
         current = number(state.get("target_temperature"))
-        step = _slot_number(part, "temperature_step")
+        step = _step(part, "temperature_step")
         if step is None and current is not None:
             if contains(part.text, adjust.cooler):
                 step = -adjust.temperature_step
@@ -335,7 +353,7 @@ class Values:
     ) -> tuple[Act | None, str | None]:
         raw = _slot_number(part, "value")
         if raw is None:
-            step = _slot_number(part, "value_step")
+            step = _step(part, "value_step")
             current = number(state.get("value"))
             if step is not None and current is not None:
                 raw = current + step

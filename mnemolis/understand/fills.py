@@ -1,0 +1,37 @@
+"""What slot extraction found in one part: each slot's value and where it came from.
+
+Its own module so that the readers of slot values (devices in `slots`, numbers and
+value words in `values`) share the result without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class SlotFill:
+    """One slot value and where it came from."""
+
+    name: str
+    value: Any
+    start: int = -1  # token range in the analysed text; -1 when not from the text
+    end: int = -1
+    how: str = "exact"  # exact, fuzzy:0.91, noun, room, all, unit, pattern, topic, context, ...
+
+    @property
+    def tokens(self) -> range:
+        return range(self.start, self.end) if self.start >= 0 else range(0)
+
+
+@dataclass
+class SlotResult:
+    fills: dict[str, SlotFill] = field(default_factory=dict)
+    options: list[str] = field(default_factory=list)  # ambiguous device candidates
+    covered: set[int] = field(default_factory=set)
+    wrong_type: bool = False  # the named device cannot do what the intent does
+    implied: bool = False  # no device was named; the intent's own type stands in
+
+    def values(self) -> dict[str, Any]:
+        return {name: fill.value for name, fill in self.fills.items()}
