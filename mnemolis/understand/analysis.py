@@ -64,6 +64,7 @@ class Analysis:
     slot_words: list[SlotWord]
     names: list[NameHit]
     cues: list[Cue]
+    origin_room: str | None = None  # the area the request comes from, when a front-end knows
 
     def span_text(self, start: int, end: int) -> str:
         if start >= end:

@@ -1,9 +1,20 @@
-"""Known names: devices, rooms, fixed pairs and titles offered by sources.
+"""Known names: devices, areas, floors, fixed pairs and titles offered by sources.
 
-Names are matched exactly first (on lemmas, so "kitchen lights" is the
-"kitchen light"), then fuzzily with rapidfuzz for speech errors ("kitchen
-lite", "kichen light"). The index is rebuilt when the device registry
+Names are matched the way they are spoken: case, underscores, hyphens, a
+leading "the" and number words ("lamp two" is "lamp 2") do not matter, in
+the index and in the query alike. Exact matches come first (on lemmas, so
+"kitchen lights" is the "kitchen light"); fuzzy matching (rapidfuzz) is for
+speech errors only ("kitchen lite") and is careful: it never hears a name in
+a word that means something of its own ("halfway", "hot"), never replaces a
+span that is (the start of) a known name with another name, and needs a
+margin over the next name, else the hit carries the close calls so that a
+"which one" question is asked. The index is rebuilt when the registry
 changes, so a device announced by discovery is understood at once.
+
+Areas that are not one room's name are room hits with a marked key (see
+`AREA_MARK`): a floor (``floor:<name>``) and the relative words ``@upstairs``,
+``@downstairs``, ``@everywhere`` and ``@here``, resolved by
+`mnemolis.understand.areas`.
 """
 
 from __future__ import annotations
@@ -17,9 +28,15 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.devices import Device, DeviceRegistry, Floor, area_forms, name_key
 from mnemolis.understand.lookup import NameSource
+from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.text import TextPipeline, Token
+
+#: Room keys that are not one room: floors and the relative area words.
+FLOOR_PREFIX = "floor:"
+AREA_MARK = "@"
+RELATIVE_AREAS = ("upstairs", "downstairs", "everywhere", "here")
 
 
 @dataclass(frozen=True)
@@ -27,14 +44,21 @@ class NameHit:
     """A name found in the query: a device, a room, a type noun or a fixed pair."""
 
     kind: str  # device | room | noun | pair
-    key: str  # device id, room name, device type or the pair itself
+    key: str  # device id, room name (or floor / relative area), device type or the pair
     start: int
     end: int
     score: float = 100.0
+    #: Fuzzy only: other names (same kind) that scored too close to tell apart.
+    alternatives: tuple[str, ...] = ()
 
     @property
     def how(self) -> str:
         return "exact" if self.score >= 100 else f"fuzzy:{self.score / 100:.2f}"
+
+    @property
+    def is_area(self) -> bool:
+        """A room hit that names one room (not a floor or "upstairs")."""
+        return self.kind == "room" and not self.key.startswith((FLOOR_PREFIX, AREA_MARK))
 
 
 @dataclass
@@ -42,11 +66,13 @@ class _Compiled:
     matcher: PhraseMatcher
     devices: dict[str, Device]
     rooms: dict[str, str]  # every spoken form -> canonical room
-    device_forms: dict[str, str]  # every spoken form -> device id
-    type_nouns: dict[str, list[str]]  # type noun lemma -> device ids of that type
+    floors: dict[str, Floor]
+    device_forms: dict[str, list[str]]  # every spoken form -> device ids
+    type_nouns: dict[str, set[str]]  # type noun lemma -> the device types it names
     head_nouns: dict[str, list[str]]  # last word of a device name -> device ids
     protected: set[str]  # lower-case names that contain a conjunction
     choices: list[tuple[str, str, str]]  # (form, kind, key) for fuzzy matching
+    starts: set[str]  # every word-prefix of a known spoken form
 
 
 class NameIndex:
@@ -63,8 +89,12 @@ class NameIndex:
         self.text = text
         self.registry = registry
         self.name_sources = list(name_sources)
-        self.fuzzy_cutoff = config.language.routing.get("fuzzy_name_cutoff", 84.0)
+        routing = config.language.routing
+        self.fuzzy_cutoff = routing.get("fuzzy_name_cutoff", 84.0)
+        self.fuzzy_margin = routing.get("fuzzy_name_margin", 6.0)
+        self._normalizer = Normalizer(config.language)
         self._conj_words = {c for c in config.language.conjunctions if " " not in c} | {"&"}
+        self._meaningful = _meaningful_words(config)
         self._lock = threading.Lock()
         self._compiled = self._compile()
         registry.subscribe(self._on_registry_change)
@@ -77,29 +107,40 @@ class NameIndex:
         with self._lock:
             self._compiled = compiled
 
+    def spoken_forms(self, name: str) -> list[str]:
+        """A name as typed and as said: "Lamp-2" -> "lamp-2", "lamp 2"; "lamp two" -> "lamp 2"."""
+        forms = [" ".join(name.lower().split()), name_key(name)]
+        forms.append(self._normalizer.normalize(forms[-1]).text.lower())
+        return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
+
     def _compile(self) -> _Compiled:
         matcher = PhraseMatcher(self.text.vocab, attr="LEMMA")
         devices = {d.id: d for d in self.registry.devices()}
-        device_forms: dict[str, str] = {}
+        device_forms: dict[str, list[str]] = {}
         for device in devices.values():
-            for form in device.names:
-                device_forms.setdefault(form, device.id)
-                matcher.add(f"device\t{device.id}", [self.text.doc(form)])
+            for name in (*device.names, *area_forms(device)):
+                for form in self.spoken_forms(name):
+                    ids = device_forms.setdefault(form, [])
+                    if device.id not in ids:
+                        ids.append(device.id)
+                        matcher.add(f"device\t{device.id}", [self.text.doc(form)])
         rooms: dict[str, str] = {}
         for room, aliases in self.registry.rooms().items():
-            for form in (room, *aliases):
-                rooms.setdefault(form, room)
-                matcher.add(f"room\t{room}", [self.text.doc(form)])
-        type_nouns: dict[str, list[str]] = {}
+            for name in (room, *aliases):
+                for form in self.spoken_forms(name):
+                    rooms.setdefault(form, room)
+                    matcher.add(f"room\t{room}", [self.text.doc(form)])
+        floors = self.registry.floors()
+        self._add_areas(matcher, floors)
+        type_nouns: dict[str, set[str]] = {}
         for dtype, nouns in self.config.device_nouns.items():
             for noun in nouns:
                 lemma = " ".join(self.text.lemmas(noun))
                 matcher.add(f"noun\t{lemma}", [self.text.doc(noun)])
-                ids = type_nouns.setdefault(lemma, [])
-                ids.extend(d.id for d in devices.values() if d.type == dtype and d.id not in ids)
+                type_nouns.setdefault(lemma, set()).add(dtype)
         head_nouns: dict[str, list[str]] = {}
         for device in devices.values():
-            head = self.text.lemmas(device.name)[-1]
+            head = self.text.lemmas(name_key(device.name))[-1]
             matcher.add(f"noun\t{head}", [self.text.doc(head)])
             head_nouns.setdefault(head, []).append(device.id)
         protected = set()
@@ -109,11 +150,36 @@ class NameIndex:
         for form in (*device_forms, *rooms):
             if any(w in self._conj_words for w in form.split()):
                 protected.add(form)
-        choices = [(f, "device", i) for f, i in device_forms.items()]
+        choices = [(f, "device", i) for f, ids in device_forms.items() for i in ids]
         choices += [(f, "room", r) for f, r in rooms.items()]
+        starts = {" ".join(f.split()[:n]) for f, _, _ in choices for n in range(1, len(f.split()))}
         return _Compiled(
-            matcher, devices, rooms, device_forms, type_nouns, head_nouns, protected, choices
+            matcher,
+            devices,
+            rooms,
+            floors,
+            device_forms,
+            type_nouns,
+            head_nouns,
+            protected,
+            choices,
+            starts,
         )
+
+    def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
+        """Floors by name, alias and ordinal ("the first floor"), and the relative words."""
+        words = self.config.language.areas
+        for floor in floors.values():
+            for name in (floor.name, *floor.aliases):
+                for form in self.spoken_forms(name):
+                    matcher.add(f"room\t{FLOOR_PREFIX}{floor.name}", [self.text.doc(form)])
+        for phrase, level in words.floor_phrases().items():
+            for floor in floors.values():
+                if floor.level == level:
+                    matcher.add(f"room\t{FLOOR_PREFIX}{floor.name}", [self.text.doc(phrase)])
+        for relative in RELATIVE_AREAS:
+            for phrase in getattr(words, relative):
+                matcher.add(f"room\t{AREA_MARK}{relative}", [self.text.doc(phrase)])
 
     # ------------------------------------------------------------------ lookups
 
@@ -121,24 +187,57 @@ class NameIndex:
     def devices(self) -> dict[str, Device]:
         return self._compiled.devices
 
+    @property
+    def floors(self) -> dict[str, Floor]:
+        return self._compiled.floors
+
+    def canonical_room(self, room: str | None) -> str | None:
+        """The room a front-end's area name means ("Lounge" -> living room), or None."""
+        if not room:
+            return None
+        rooms = self._compiled.rooms
+        for form in self.spoken_forms(room):
+            if form in rooms:
+                return rooms[form]
+        return " ".join(room.lower().split())
+
     def device(self, device_id: str) -> Device | None:
         return self._compiled.devices.get(device_id)
 
-    def devices_for_noun(
+    def label(self, device: Device) -> str:
+        """The slot value for ``device``: a name that leads back to it alone (or its id)."""
+        return self.registry.label(device)
+
+    def noun_types(self, noun: str) -> set[str]:
+        """The device types a type noun names ("lights" -> light), empty for other nouns."""
+        return self._compiled.type_nouns.get(noun, set())
+
+    def noun_tiers(
         self, noun: str, types: set[str] | None = None, every: bool = False
-    ) -> list[Device]:
-        """Devices a generic noun can mean: those named with it ("the blinds" -> the
-        living room blinds) first, else every device of a type it names; with
-        ``every`` ("all the lights") the type comes first."""
+    ) -> list[list[Device]]:
+        """Devices a generic noun can mean, most likely first.
+
+        A type word ("the lights", "the doors") means the devices of its types,
+        even where some other device is *named* like it (a binary sensor called
+        "light"): first those named with it or of its device class ("the blinds":
+        the living room blinds, not the garage door), then the rest of the type
+        (all of them at once for "all the lights", minus those of another named
+        class). Only when none of those fit do devices of other types whose name
+        ends in the noun come ("the lamp" for a switch called "floor lamp").
+        """
         c = self._compiled
-        tables = (c.type_nouns, c.head_nouns) if every else (c.head_nouns, c.type_nouns)
-        for table in tables:
-            found = [c.devices[i] for i in table.get(noun, []) if i in c.devices]
-            if types:
-                found = [d for d in found if d.type in types]
-            if found:
-                return found
-        return []
+        noun_types = c.type_nouns.get(noun, set())
+        headed = {i for i in c.head_nouns.get(noun, []) if i in c.devices}
+        classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
+        by_type = [d for d in c.devices.values() if d.type in noun_types]
+        named = [d for d in by_type if d.id in headed or d.device_class in classes]
+        rest = [d for d in by_type if d not in named]
+        unclassed = [d for d in rest if d.device_class is None]
+        tiers = [named + unclassed] if every else [named, rest]
+        tiers.append([c.devices[i] for i in headed if c.devices[i].type not in noun_types])
+        if types:
+            tiers = [[d for d in tier if d.type in types] for tier in tiers]
+        return [tier for tier in tiers if tier]
 
     def devices_in_room(self, room: str) -> list[Device]:
         return [d for d in self._compiled.devices.values() if d.room == room]
@@ -169,24 +268,60 @@ class NameIndex:
                 words = [tokens[i].lower for i in span]
                 if words[0] in self.config.language.stop_words:
                     continue
-                phrase = " ".join(words)
-                if len(phrase) < 5:
-                    continue
-                found = process.extractOne(
-                    phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff
-                )
-                if found is None:
-                    continue
-                form, score, index = found
-                if len(form.split()) != size and abs(len(form) - len(phrase)) > 2:
-                    continue
-                _, kind, key = c.choices[index]
-                hits.append(NameHit(kind, key, s, s + size, float(score)))
-                taken.update(span)
+                hit = self._fuzzy_span(c, forms, words, s, size)
+                if hit is not None:
+                    hits.append(hit)
+                    taken.update(span)
         return hits
+
+    def _fuzzy_span(
+        self, c: _Compiled, forms: list[str], words: list[str], s: int, size: int
+    ) -> NameHit | None:
+        phrase = " ".join(words)
+        if len(phrase) < 5 or phrase in c.device_forms or phrase in c.rooms:
+            return None
+        if phrase in c.starts:
+            return None  # the start of a known name is not another name heard wrong
+        found = process.extract(
+            phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12
+        )
+        best: dict[tuple[str, str], float] = {}
+        for form, score, index in found:
+            if len(form.split()) != size and abs(len(form) - len(phrase)) > 2:
+                continue
+            form_words = set(form.split())
+            if any(w in self._meaningful and w not in form_words for w in words):
+                continue  # "halfway" means half way, not "hallway"
+            _, kind, key = c.choices[index]
+            best[(kind, key)] = max(best.get((kind, key), 0.0), float(score))
+        if not best:
+            return None
+        ranked = sorted(best.items(), key=lambda kv: -kv[1])
+        (kind, key), score = ranked[0]
+        close = [k for k, other in ranked[1:] if score - other < self.fuzzy_margin]
+        if any(other_kind != kind for other_kind, _ in close):
+            return None  # a device or a room, too close to tell: neither is guessed
+        return NameHit(kind, key, s, s + size, score, tuple(k for _, k in close))
 
     def is_protected(self, phrase: str) -> bool:
         """True when ``phrase`` (lower-case) is a name that contains a conjunction."""
         if phrase in self._compiled.protected:
             return True
         return any(source.is_name(phrase) for source in self.name_sources)
+
+
+def _meaningful_words(config: Config) -> set[str]:
+    """Words the language file gives a meaning of their own (values, states,
+    numbers, stop words ...): never a device or room heard wrong."""
+    lang = config.language
+    words: set[str] = set(lang.areas.not_names)
+    words |= lang.stop_words | lang.filler_words | lang.all_words | lang.question_words
+    words |= lang.yes_words | lang.no_words | lang.pronouns
+    words |= set(lang.numbers) | set(lang.ordinals) | set(lang.multipliers)
+    for states in config.device_states.values():
+        words.update(states)
+    for slot in config.slots.values():
+        for form in slot.values:
+            if " " not in form:
+                words.add(form.lower())
+    return {w for w in words if " " not in w}
