@@ -23,6 +23,7 @@ class AreaWords:
     everywhere: list[str] = field(default_factory=list)  # every area (and none)
     here: list[str] = field(default_factory=list)  # the area the request comes from
     floor_nouns: list[str] = field(default_factory=list)  # "floor", "storey", "level"
+    floor_leads: list[str] = field(default_factory=list)  # "on the" (first floor)
     floor_levels: dict[str, int] = field(default_factory=dict)  # "ground" -> 0, "first" -> 1
     #: Words with a meaning of their own that fuzzy matching never turns into a
     #: device or an area ("halfway" is not "hallway", "hot" is not "hob").
@@ -40,7 +41,7 @@ class AreaWords:
         return phrases
 
 
-_LISTS = ("upstairs", "downstairs", "everywhere", "here", "floor_nouns")
+_LISTS = ("upstairs", "downstairs", "everywhere", "here", "floor_nouns", "floor_leads")
 
 
 def load_areas(data: Any, at: At) -> AreaWords:

@@ -170,13 +170,13 @@ class NameIndex:
         """Floors by name, alias and ordinal ("the first floor"), and the relative words."""
         words = self.config.language.areas
         for floor in floors.values():
-            for name in (floor.name, *floor.aliases):
-                for form in self.spoken_forms(name):
-                    matcher.add(f"room\t{FLOOR_PREFIX}{floor.name}", [self.text.doc(form)])
-        for phrase, level in words.floor_phrases().items():
-            for floor in floors.values():
-                if floor.level == level:
-                    matcher.add(f"room\t{FLOOR_PREFIX}{floor.name}", [self.text.doc(phrase)])
+            key = f"room\t{FLOOR_PREFIX}{floor.name}"
+            phrases = [f for n in (floor.name, *floor.aliases) for f in self.spoken_forms(n)]
+            phrases += [p for p, level in words.floor_phrases().items() if level == floor.level]
+            for phrase in phrases:
+                # "on the first floor": the preposition belongs to the floor, not to "turn on"
+                for lead in ("", *words.floor_leads):
+                    matcher.add(key, [self.text.doc(f"{lead} {phrase}".strip())])
         for relative in RELATIVE_AREAS:
             for phrase in getattr(words, relative):
                 matcher.add(f"room\t{AREA_MARK}{relative}", [self.text.doc(phrase)])
@@ -252,8 +252,23 @@ class NameIndex:
             hits.append(NameHit(kind, key, start, end))
         return hits
 
-    def fuzzy(self, tokens: Sequence[Token], start: int, end: int, skip: set[int]) -> list[NameHit]:
-        """Device and room names heard slightly wrong, in tokens[start:end]."""
+    def starts_a_name(self, phrase: str) -> bool:
+        """True when ``phrase`` is the first word(s) of a longer known name."""
+        return phrase in self._compiled.starts
+
+    def fuzzy(
+        self,
+        tokens: Sequence[Token],
+        start: int,
+        end: int,
+        skip: set[int],
+        whole: bool = False,
+        known: set[int] | None = None,
+    ) -> list[NameHit]:
+        """Device and room names heard slightly wrong, in tokens[start:end]; with
+        ``whole``, spans that start a known name are tried too (the caller knows
+        the words after them were meant as the rest of a name). A span made only of
+        ``known`` tokens (type words, areas: understood exactly) is never tried."""
         c = self._compiled
         if not c.choices:
             return []
@@ -266,21 +281,23 @@ class NameIndex:
                 if any(i in taken for i in span) or any(tokens[i].is_punct for i in span):
                     continue
                 words = [tokens[i].lower for i in span]
+                if known and all(i in known for i in span):
+                    continue  # "the lights" are lights, not the device called "light"
                 if words[0] in self.config.language.stop_words:
                     continue
-                hit = self._fuzzy_span(c, forms, words, s, size)
+                hit = self._fuzzy_span(c, forms, words, s, size, whole)
                 if hit is not None:
                     hits.append(hit)
                     taken.update(span)
         return hits
 
     def _fuzzy_span(
-        self, c: _Compiled, forms: list[str], words: list[str], s: int, size: int
+        self, c: _Compiled, forms: list[str], words: list[str], s: int, size: int, whole: bool
     ) -> NameHit | None:
         phrase = " ".join(words)
         if len(phrase) < 5 or phrase in c.device_forms or phrase in c.rooms:
             return None
-        if phrase in c.starts:
+        if phrase in c.starts and not whole:
             return None  # the start of a known name is not another name heard wrong
         found = process.extract(
             phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12

@@ -123,7 +123,8 @@ class SlotExtractor:
             return
         if found.ask:
             out.options = sorted(labels)
-            out.covered.update(range(found.start, found.end))
+            if not found.covered and found.start >= 0:
+                out.covered.update(range(found.start, found.end))  # the name said
         elif len(labels) == 1:
             out.fills["device"] = SlotFill("device", labels[0], found.start, found.end, found.how)
         else:

@@ -67,14 +67,20 @@ class TargetResolver:
         skip: set[int],
     ) -> tuple[Targets | None, AreaScope | None]:
         """The devices meant in tokens[start:end] and the area named there."""
+        types = self._types(a, start, end, intent)
         rooms_said = [h for h in hits if h.kind == "room"]
-        named = [h for h in hits if h.kind == "device" and not self._type_word(a, h, rooms_said)]
+        named = [
+            h
+            for h in hits
+            if h.kind == "device" and not self._type_word(a, h, rooms_said, intent, types)
+        ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
         devices = [h for h in exact if h.kind == "device"]
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
-            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=skip)
+            known = {i for h in hits if h.kind in ("noun", "room") for i in range(h.start, h.end)}
+            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=skip, known=known)
             devices = [h for h in fuzzy if h.kind == "device"]
             rooms = [
                 r
@@ -85,10 +91,10 @@ class TargetResolver:
         scope = next(
             (s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None), None
         )
-        types = self._types(a, start, end, intent)
         if "device" not in intent.slots:
             return None, scope
         if devices:
+            devices = self._longer_name(a, devices, end, skip) or devices
             return self._named(devices, intent, types, scope, origin), scope
         taken = {i for h in (*devices, *rooms) for i in range(h.start, h.end)}
         nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
@@ -153,9 +159,36 @@ class TargetResolver:
         ask = len(pool) > 1
         return Targets(pool, first.start, first.end, first.how, ask, wrong_type=wrong_type)
 
-    def _type_word(self, a: Analysis, hit: NameHit, rooms: list[NameHit]) -> bool:
+    def _longer_name(
+        self, a: Analysis, devices: list[NameHit], end: int, skip: set[int]
+    ) -> list[NameHit]:
+        """ "the bulb enddevise": an exact name ("bulb") that is only the start of a
+        longer one, followed by words close to the rest of it, is the longer name
+        heard slightly wrong, not the short one."""
+        first = devices[0]
+        phrase = " ".join(a.tokens[i].lower for i in range(first.start, first.end))
+        if not self.names.starts_a_name(phrase) or first.end >= end:
+            return []
+        reach = min(end, first.end + 2)
+        found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True)
+        return [
+            h
+            for h in found
+            if h.kind == "device" and h.start == first.start and h.end > first.end
+        ]
+
+    def _type_word(
+        self,
+        a: Analysis,
+        hit: NameHit,
+        rooms: list[NameHit],
+        intent: IntentSpec,
+        types: set[str],
+    ) -> bool:
         """A device whose name (after its area) is a type word of another type: "the
-        lights" are lights, not the binary sensor called "light"."""
+        lights" and "kitchen lights on" are lights, not the binary sensor called
+        "light". Its area and its name, singular, still reach it where it can do
+        what is asked ("is the office light on")."""
         device = self.names.device(hit.key)
         if device is None:
             return False
@@ -165,7 +198,12 @@ class TargetResolver:
                 start = max(start, room.end)  # "kitchen light": the area said with the name
         noun = " ".join(a.tokens[i].lemma for i in range(start, hit.end))
         noun_types = self.names.noun_types(noun)
-        return bool(noun_types) and device.type not in noun_types
+        if not noun_types or device.type in noun_types:
+            return False
+        last = a.tokens[hit.end - 1]
+        plural = last.lower != last.lemma and last.lower.endswith("s")
+        able = not intent.device_types or device.type in types
+        return not (start > hit.start and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
         types = set(intent.device_types)
