@@ -93,6 +93,10 @@ class NameIndex:
         self.fuzzy_cutoff = routing.get("fuzzy_name_cutoff", 84.0)
         self.fuzzy_margin = routing.get("fuzzy_name_margin", 6.0)
         self._normalizer = Normalizer(config.language)
+        self._number_words: dict[str, str] = {}
+        for word, value in config.language.numbers.items():  # the file's first word per value
+            if value < 100 and " " not in word:
+                self._number_words.setdefault(str(value), word)
         self._conj_words = {c for c in config.language.conjunctions if " " not in c} | {"&"}
         self._meaningful = _meaningful_words(config)
         self._lock = threading.Lock()
@@ -111,6 +115,8 @@ class NameIndex:
         """A name as typed and as said: "Lamp-2" -> "lamp-2", "lamp 2"; "lamp two" -> "lamp 2"."""
         forms = [" ".join(name.lower().split()), name_key(name)]
         forms.append(self._normalizer.normalize(forms[-1]).text.lower())
+        said = [self._number_words.get(w, w) for w in forms[-1].split()]
+        forms.append(" ".join(said))  # "lamp 1" is also "lamp one" (kept as a word when said)
         return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
 
     def _compile(self) -> _Compiled:
@@ -140,9 +146,14 @@ class NameIndex:
                 type_nouns.setdefault(lemma, set()).add(dtype)
         head_nouns: dict[str, list[str]] = {}
         for device in devices.values():
-            head = self.text.lemmas(name_key(device.name))[-1]
-            matcher.add(f"noun\t{head}", [self.text.doc(head)])
-            head_nouns.setdefault(head, []).append(device.id)
+            # the last word of its name, and of its aliases of several words ("living room
+            # shades"); a one-word alias ("inside") is a name, not a noun for a kind
+            for name in [device.name, *(a for a in device.aliases if " " in a)]:
+                head = self.text.lemmas(name_key(name))[-1]
+                ids = head_nouns.setdefault(head, [])
+                if device.id not in ids:
+                    matcher.add(f"noun\t{head}", [self.text.doc(head)])
+                    ids.append(device.id)
         protected = set()
         for pair in self.config.language.fixed_pairs:
             matcher.add("pair\t" + pair, [self.text.doc(pair)])
@@ -212,29 +223,32 @@ class NameIndex:
         """The device types a type noun names ("lights" -> light), empty for other nouns."""
         return self._compiled.type_nouns.get(noun, set())
 
-    def noun_tiers(
-        self, noun: str, types: set[str] | None = None, every: bool = False
-    ) -> list[list[Device]]:
+    def noun_tiers(self, noun: str, types: set[str] | None = None) -> list[list[Device]]:
         """Devices a generic noun can mean, most likely first.
 
         A type word ("the lights", "the doors") means the devices of its types,
         even where some other device is *named* like it (a binary sensor called
-        "light"): first those named with it or of its device class ("the blinds":
-        the living room blinds, not the garage door), then the rest of the type
-        (all of them at once for "all the lights", minus those of another named
-        class). Only when none of those fit do devices of other types whose name
-        ends in the noun come ("the lamp" for a switch called "floor lamp").
+        "light"), but not those of a device class that has a word of its own
+        ("the blinds" are not the garage door, unless it is named with the noun).
+        Only when none of those fit do devices of other types whose name ends in
+        the noun come ("the lamp" for a switch called "floor lamp").
         """
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
         headed = {i for i in c.head_nouns.get(noun, []) if i in c.devices}
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
-        by_type = [d for d in c.devices.values() if d.type in noun_types]
-        named = [d for d in by_type if d.id in headed or d.device_class in classes]
-        rest = [d for d in by_type if d not in named]
-        unclassed = [d for d in rest if d.device_class is None]
-        tiers = [named + unclassed] if every else [named, rest]
-        tiers.append([c.devices[i] for i in headed if c.devices[i].type not in noun_types])
+        meant = [
+            d
+            for d in c.devices.values()
+            if d.type in noun_types
+            and (
+                d.id in headed
+                or d.device_class in classes
+                or d.device_class is None
+                or d.device_class not in c.type_nouns
+            )
+        ]
+        tiers = [meant, [c.devices[i] for i in headed if c.devices[i].type not in noun_types]]
         if types:
             tiers = [[d for d in tier if d.type in types] for tier in tiers]
         return [tier for tier in tiers if tier]

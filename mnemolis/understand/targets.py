@@ -107,7 +107,7 @@ class TargetResolver:
             noun = nouns[-1]
             last = a.tokens[noun.end - 1]
             wants_all = wants_all or (last.lower != last.lemma and last.lower.endswith("s"))
-            tiers = self.names.noun_tiers(noun.key, types, every=wants_all)
+            tiers = self.names.noun_tiers(noun.key, types)
             how = "noun"
             span = (
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
