@@ -146,14 +146,11 @@ class NameIndex:
                 type_nouns.setdefault(lemma, set()).add(dtype)
         head_nouns: dict[str, list[str]] = {}
         for device in devices.values():
-            # the last word of its name, and of its aliases of several words ("living room
-            # shades"); a one-word alias ("inside") is a name, not a noun for a kind
-            for name in [device.name, *(a for a in device.aliases if " " in a)]:
-                head = self.text.lemmas(name_key(name))[-1]
-                ids = head_nouns.setdefault(head, [])
-                if device.id not in ids:
-                    matcher.add(f"noun\t{head}", [self.text.doc(head)])
-                    ids.append(device.id)
+            # the last word of its own name (an alias's is not: "coffee machine" makes
+            # no "x-ray machine" a coffee maker)
+            head = self.text.lemmas(name_key(device.name))[-1]
+            matcher.add(f"noun\t{head}", [self.text.doc(head)])
+            head_nouns.setdefault(head, []).append(device.id)
         protected = set()
         for pair in self.config.language.fixed_pairs:
             matcher.add("pair\t" + pair, [self.text.doc(pair)])

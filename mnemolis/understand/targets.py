@@ -172,9 +172,7 @@ class TargetResolver:
         reach = min(end, first.end + 2)
         found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True)
         return [
-            h
-            for h in found
-            if h.kind == "device" and h.start == first.start and h.end > first.end
+            h for h in found if h.kind == "device" and h.start == first.start and h.end > first.end
         ]
 
     def _type_word(
