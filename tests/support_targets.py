@@ -66,6 +66,9 @@ DEVICES = [
     _d("cover_living_blinds", "living room blinds", "cover", "living room", device_class="blind"),
     _d("cover_office_blinds", "office blinds", "cover", "office", device_class="blind"),
     _d("cover_garage", "garage door", "cover", "garage", device_class="garage"),
+    _d("light_bedside_left", "bedside lamp left", "light", "bedroom"),
+    _d("light_bedside_right", "bedside lamp right", "light", "bedroom"),
+    _d("bs_garden_motion", "garden", "binary_sensor", "garden", device_class="motion"),
     _d("light_garden_a", "garden light a", "light", "garden"),
     _d("light_garden_b", "garden light b", "light", "garden"),
 ]

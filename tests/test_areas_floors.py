@@ -22,7 +22,14 @@ GROUND_LIGHTS = [
     "light_kitchen_counter",
     "light_living_lamp",
 ]
-FIRST_LIGHTS = ["light_bedroom_ceiling", "light_desk", "light_lamp_1", "light_lamp_2"]
+FIRST_LIGHTS = [
+    "light_bedroom_ceiling",
+    "light_bedside_left",
+    "light_bedside_right",
+    "light_desk",
+    "light_lamp_1",
+    "light_lamp_2",
+]
 
 
 @pytest.fixture(scope="module")

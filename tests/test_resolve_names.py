@@ -62,17 +62,28 @@ ROWS: list[tuple[str, str, list[str], list[str]]] = [
         ["light_desk", "light_lamp_1", "light_lamp_2"],
         [],
     ),
+    # a type word with an area means all of that type there
     (
         "turn on the office light",
         "device.turn_on",
-        [],
         ["light_desk", "light_lamp_1", "light_lamp_2"],
+        [],
     ),
     ("is the office light on", "device.state", ["bs_office_light"], []),
     ("kitchen fans on", "device.turn_on", ["fan_kitchen"], []),
     ("turn on the fan in the living room", "device.turn_on", ["fan_living"], []),
     # "the blinds" are the blinds, not the garage door
-    ("close the blinds", "device.close", [], ["cover_living_blinds", "cover_office_blinds"]),
+    ("close the blinds", "device.close", ["cover_living_blinds", "cover_office_blinds"], []),
+    ("close the blind", "device.close", [], ["cover_living_blinds", "cover_office_blinds"]),
+    ("switch off the right bedside lamp", "device.turn_off", ["light_bedside_right"], []),
+    (
+        "turn on the bedside lamps",
+        "device.turn_on",
+        ["light_bedside_left", "light_bedside_right"],
+        [],
+    ),
+    ("turn on the bulb end", "device.turn_on", [], ["light_bulb", "light_bulb_enddevice"]),
+    ("turn on the garden", "device.turn_on", ["light_garden_a", "light_garden_b"], []),
     ("close the office blinds", "device.close", ["cover_office_blinds"], []),
     # fuzzy: a name heard slightly wrong, and never another known name
     ("turn on the kitchen extracter", "device.turn_on", ["fan_kitchen"], []),

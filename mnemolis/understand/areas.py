@@ -72,6 +72,21 @@ def scope_of(hit: NameHit, floors: dict[str, Floor], origin: str | None) -> Area
     return AreaScope(rooms, start=s, end=e, said=relative)
 
 
+def union(scopes: list[AreaScope]) -> AreaScope | None:
+    """ "the kitchen and dining room lights": every area named in one part."""
+    if not scopes:
+        return None
+    if len(scopes) == 1:
+        return scopes[0]
+    first = scopes[0]
+    rooms: frozenset[str] | None = frozenset()
+    for scope in scopes:
+        rooms = None if rooms is None or scope.rooms is None else rooms | scope.rooms
+    start = min(s.start for s in scopes)
+    end = max(s.end for s in scopes)
+    return AreaScope(rooms, start, end, first.room, " and ".join(s.said for s in scopes))
+
+
 def origin_scope(origin: str | None) -> AreaScope | None:
     """Where the request comes from, when no area is named: a preference, not a rule."""
     if origin is None:

@@ -73,6 +73,7 @@ class _Compiled:
     protected: set[str]  # lower-case names that contain a conjunction
     choices: list[tuple[str, str, str]]  # (form, kind, key) for fuzzy matching
     starts: set[str]  # every word-prefix of a known spoken form
+    name_words: dict[str, set[str]]  # device id -> the lemmas of its name's words
 
 
 class NameIndex:
@@ -161,6 +162,7 @@ class NameIndex:
         choices = [(f, "device", i) for f, ids in device_forms.items() for i in ids]
         choices += [(f, "room", r) for f, r in rooms.items()]
         starts = {" ".join(f.split()[:n]) for f, _, _ in choices for n in range(1, len(f.split()))}
+        name_words = {d.id: set(self.text.lemmas(name_key(d.name))) for d in devices.values()}
         return _Compiled(
             matcher,
             devices,
@@ -172,6 +174,7 @@ class NameIndex:
             protected,
             choices,
             starts,
+            name_words,
         )
 
     def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
@@ -220,35 +223,44 @@ class NameIndex:
         """The device types a type noun names ("lights" -> light), empty for other nouns."""
         return self._compiled.type_nouns.get(noun, set())
 
-    def noun_tiers(self, noun: str, types: set[str] | None = None) -> list[list[Device]]:
+    def noun_tiers(self, noun: str) -> list[list[Device]]:
         """Devices a generic noun can mean, most likely first.
 
-        A type word ("the lights", "the doors") means the devices of its types,
-        even where some other device is *named* like it (a binary sensor called
-        "light"), but not those of a device class that has a word of its own
-        ("the blinds" are not the garage door, unless it is named with the noun).
-        Only when none of those fit do devices of other types whose name ends in
-        the noun come ("the lamp" for a switch called "floor lamp").
+        A type word means the devices of its types, even where a device of another
+        type is *named* like it (a binary sensor called "light"), but not those of
+        another device class when classes tell them apart ("the blinds" are not the
+        awning or the garage door, unless named with the word). The type's own word
+        ("the lights") means all of them; another ("the lamps", "the radiators")
+        those named with it first. Only when none of those fit do devices of other
+        types named with the noun come ("the lamp" for a switch called "floor lamp").
         """
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
-        headed = {i for i in c.head_nouns.get(noun, []) if i in c.devices}
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
-        meant = [
-            d
-            for d in c.devices.values()
-            if d.type in noun_types
-            and (
-                d.id in headed
-                or d.device_class in classes
-                or d.device_class is None
-                or d.device_class not in c.type_nouns
-            )
-        ]
-        tiers = [meant, [c.devices[i] for i in headed if c.devices[i].type not in noun_types]]
-        if types:
-            tiers = [[d for d in tier if d.type in types] for tier in tiers]
+        by_type = [d for d in c.devices.values() if d.type in noun_types]
+        with_word = {d.id for d in c.devices.values() if classes & c.name_words.get(d.id, set())}
+        class_used = any(d.device_class in classes for d in by_type)
+
+        def other_class(d: Device) -> bool:
+            if d.device_class is None or d.device_class in classes:
+                return False
+            return class_used or d.device_class in c.type_nouns
+
+        meant = [d for d in by_type if d.id in with_word or not other_class(d)]
+        named = [d for d in meant if d.id in with_word or d.device_class in classes]
+        generic = bool(classes & noun_types)
+        tiers = [meant] if generic else [named, [d for d in meant if d not in named]]
+        tiers.append([d for d in c.devices.values() if d.id in with_word and d not in by_type])
         return [tier for tier in tiers if tier]
+
+    def is_noun(self, word: str) -> bool:
+        """True when ``word`` names a kind of device (a type word or a name's last word)."""
+        c = self._compiled
+        return word in c.type_nouns or word in c.head_nouns
+
+    def name_words(self, device: Device) -> set[str]:
+        """The lemmas of a device's own name's words."""
+        return self._compiled.name_words.get(device.id, set())
 
     def devices_in_room(self, room: str) -> list[Device]:
         return [d for d in self._compiled.devices.values() if d.room == room]
@@ -266,6 +278,18 @@ class NameIndex:
     def starts_a_name(self, phrase: str) -> bool:
         """True when ``phrase`` is the first word(s) of a longer known name."""
         return phrase in self._compiled.starts
+
+    def continued(self, phrase: str, following: str) -> list[str]:
+        """Devices whose name is ``phrase`` then a word ``following`` begins ("bulb" +
+        "end" -> the "bulb enddevice"): the words said may be a longer name cut short."""
+        c = self._compiled
+        lead = phrase + " "
+        ids: list[str] = []
+        for form, found in c.device_forms.items():
+            rest = form[len(lead) :].split() if form.startswith(lead) else []
+            if rest and len(following) >= 2 and rest[0].startswith(following):
+                ids += [i for i in found if i not in ids]
+        return ids
 
     def fuzzy(
         self,
@@ -313,6 +337,15 @@ class NameIndex:
         found = process.extract(
             phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12
         )
+        if size > 1:
+            # "the right bedside lamp" is the "bedside lamp right": words in another order
+            found += process.extract(
+                phrase,
+                forms,
+                scorer=fuzz.token_sort_ratio,
+                score_cutoff=self.fuzzy_cutoff,
+                limit=12,
+            )
         best: dict[tuple[str, str], float] = {}
         for form, score, index in found:
             if len(form.split()) != size and abs(len(form) - len(phrase)) > 2:

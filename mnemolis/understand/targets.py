@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.areas import AreaScope, origin_scope, scope_of
+from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
 from mnemolis.understand.names import NameHit, NameIndex
 
 
@@ -56,6 +56,8 @@ class TargetResolver:
         self.names = names
         self.all_words = config.language.all_words
         self.roaming = frozenset(config.language.areas.roaming_types)
+        lang = config.language
+        self.quiet = lang.stop_words | lang.filler_words | lang.determiners
 
     def resolve(
         self,
@@ -76,7 +78,7 @@ class TargetResolver:
         ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
-        devices = [h for h in exact if h.kind == "device"]
+        devices = self._not_the_room([h for h in exact if h.kind == "device"], rooms, types)
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
             known = {i for h in hits if h.kind in ("noun", "room") for i in range(h.start, h.end)}
@@ -88,54 +90,144 @@ class TargetResolver:
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
         origin = self.names.canonical_room(a.origin_room)
-        scope = next(
-            (s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None), None
-        )
+        found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
+        scope = union(found)
         if "device" not in intent.slots:
             return None, scope
+        if devices and self._generic_name(a, devices[0], types, scope, origin):
+            devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
             devices = self._longer_name(a, devices, end, skip) or devices
             return self._named(devices, intent, types, scope, origin), scope
-        taken = {i for h in (*devices, *rooms) for i in range(h.start, h.end)}
+        return self._kinds(a, start, end, intent, hits, rooms, types, scope, origin), scope
+
+    def _kinds(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        hits: list[NameHit],
+        rooms: list[NameHit],
+        types: set[str],
+        scope: AreaScope | None,
+        origin: str | None,
+    ) -> Targets | None:
+        """No device named: a type word, the area's devices, or what the intent implies.
+        A type word with an area (named, or the one spoken in) means all of them there;
+        with none, one of several is asked about."""
+        taken = {i for h in rooms for i in range(h.start, h.end)}
         nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
-        wants_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
-        wants_all = wants_all or (scope is not None and scope.everywhere)
+        said_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
+        if said_all and scope is None:
+            origin = None  # "turn off all the lights": the whole house, wherever it is said
+        wants_all = said_all or (scope is not None and scope.everywhere)
         span = (scope.start, scope.end) if scope is not None else (-1, -1)
         tiers: list[list[Device]] = []
         how = "room"
         if nouns:
             noun = nouns[-1]
-            last = a.tokens[noun.end - 1]
-            wants_all = wants_all or (last.lower != last.lemma and last.lower.endswith("s"))
-            tiers = self.names.noun_tiers(noun.key, types)
+            wants_all = wants_all or self._plural(a, noun)
+            every = self.names.noun_tiers(noun.key)
+            tiers = [[d for d in t if d.type in types] for t in every] if types else every
+            tiers = [t for t in tiers if t]
+            tiers = self._modified(a, noun, start, skip=taken, tiers=tiers)
             how = "noun"
             span = (
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
                 max(noun.end, span[1]),
             )
+            kinds = self.names.noun_types(noun.key)
+            if every and not tiers and kinds and types and not kinds & types:
+                # "set the lights to 30 percent" as a temperature: the lights cannot
+                return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
         if tiers:
             pass  # a type noun named them
         elif scope is not None:
             # "vacuum the living room": the devices of the kinds the intent acts on
-            every = self.names.devices.values()
-            tiers = [[d for d in every if d.type in types]] if types else [list(every)]
+            all_devices = self.names.devices.values()
+            tiers = [[d for d in all_devices if d.type in types]] if types else [list(all_devices)]
         elif intent.implies:
             # "dim a little", "set the temperature to 20": the intent says what it acts on
             tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
             how = "implied"
         elif not nouns:
-            return None, scope
-        candidates = _first(tiers, scope, origin, self.roaming)
-        covered = tuple(i for h in nouns for i in range(h.start, h.end))
+            return None
+        candidates, where = _first(tiers, scope, origin, self.roaming)
+        covered = _tokens(nouns)
         if not candidates:
-            return Targets([], *span, how, covered=covered, implied=how == "implied"), scope
+            return Targets([], *span, how, covered=covered, implied=how == "implied")
+        wants_all = wants_all or where  # an area chose them: all of them there
         if wants_all and len(candidates) > 1:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
-        return (
-            Targets(candidates, *span, how, ask, covered, implied=how == "implied"),
-            scope,
-        )
+        return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
+
+    def _plural(self, a: Analysis, noun: NameHit) -> bool:
+        """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
+        last = a.tokens[noun.end - 1]
+        if not last.lower.endswith("s") or len(last.lower) < 3:
+            return False
+        return last.lower != last.lemma or self.names.is_noun(last.lower[:-1])
+
+    def _modified(
+        self, a: Analysis, noun: NameHit, start: int, skip: set[int], tiers: list[list[Device]]
+    ) -> list[list[Device]]:
+        """ "the bedside lamps": words said before a type word narrow it to the devices
+        whose names have them, when some do."""
+        named_with = {w for tier in tiers for d in tier for w in self.names.name_words(d)}
+        words: list[str] = []
+        i = noun.start - 1
+        while i >= start and i not in skip:
+            tok = a.tokens[i]
+            quiet = tok.lower in self.quiet and tok.lemma not in named_with  # "right" is a name's
+            if tok.is_punct or quiet or tok.lower in self.all_words:
+                break
+            words.insert(0, tok.lemma)
+            i -= 1
+        if not words:
+            return tiers
+        for tier in tiers:
+            narrowed = [d for d in tier if all(w in self.names.name_words(d) for w in words)]
+            if narrowed:
+                return [narrowed]
+        return tiers
+
+    def _not_the_room(
+        self, devices: list[NameHit], rooms: list[NameHit], types: set[str]
+    ) -> list[NameHit]:
+        """ "turn on the garden": a device called like an area that cannot do what is
+        asked (a motion sensor named "garden") is the area said, not the device."""
+        if not devices or not types:
+            return devices
+        first = devices[0]
+        if not any(r.start == first.start and r.end == first.end for r in rooms):
+            return devices
+        same = [h for h in devices if (h.start, h.end) == (first.start, first.end)]
+        able = [h for h in same if (d := self.names.device(h.key)) is not None and d.type in types]
+        return devices if able else [h for h in devices if h not in same]
+
+    def _generic_name(
+        self,
+        a: Analysis,
+        hit: NameHit,
+        types: set[str],
+        scope: AreaScope | None,
+        origin: str | None,
+    ) -> bool:
+        """A device named by a bare type word ("the heating" for the thermostat) is
+        that word when the area asked about (named, or spoken in) has others of its
+        type and not it."""
+        noun = " ".join(a.tokens[i].lemma for i in range(hit.start, hit.end))
+        noun_types = self.names.noun_types(noun)
+        device = self.names.device(hit.key)
+        if device is None or device.type not in noun_types:
+            return False
+        area = scope if scope is not None and not scope.everywhere else origin_scope(origin)
+        if area is None or area.holds(device, self.roaming):
+            return False
+        others = [d for d in self.names.devices.values() if d.type == device.type]
+        return any(area.holds(d, self.roaming) for d in others if not types or d.type in types)
 
     def _named(
         self,
@@ -171,9 +263,17 @@ class TargetResolver:
             return []
         reach = min(end, first.end + 2)
         found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True)
-        return [
+        longer = [
             h for h in found if h.kind == "device" and h.start == first.start and h.end > first.end
         ]
+        if longer:
+            return longer
+        cut = self.names.continued(phrase, a.tokens[first.end].lower)
+        if not cut:
+            return []
+        # "the bulb end": the "bulb", or the "bulb enddevice" cut short? Ask.
+        others = tuple(i for i in cut if i != first.key)
+        return [NameHit("device", first.key, first.start, first.end + 1, 99.0, others)]
 
     def _type_word(
         self,
@@ -191,17 +291,21 @@ class TargetResolver:
         if device is None:
             return False
         start = hit.start
+        area = None
         for room in rooms:
             if room.start == hit.start and room.end < hit.end and room.is_area:
-                start = max(start, room.end)  # "kitchen light": the area said with the name
+                start, area = max(start, room.end), room.key  # "kitchen light": area + name
         noun = " ".join(a.tokens[i].lemma for i in range(start, hit.end))
         noun_types = self.names.noun_types(noun)
-        if not noun_types or device.type in noun_types:
+        if not noun_types:
             return False
         last = a.tokens[hit.end - 1]
         plural = last.lower != last.lemma and last.lower.endswith("s")
+        if device.type in noun_types:
+            # "landing lights off": every light on the landing, the "landing light" among them
+            return plural and area is not None and device.room == area
         able = not intent.device_types or device.type in types
-        return not (start > hit.start and not plural and able)
+        return not (area is not None and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
         types = set(intent.device_types)
@@ -230,24 +334,30 @@ def _narrow(
     return pool
 
 
+def _tokens(hits: list[NameHit]) -> tuple[int, ...]:
+    return tuple(i for h in hits for i in range(h.start, h.end))
+
+
 def _first(
     tiers: list[list[Device]],
     scope: AreaScope | None,
     origin: str | None,
     roaming: frozenset[str],
-) -> list[Device]:
-    """The first tier with devices where they were asked for: a named area or floor is
-    a rule (a device outside it, or in no area, is never taken); with no area named,
-    the origin's area is a preference over every tier, then the whole house."""
+) -> tuple[list[Device], bool]:
+    """The first tier with devices where they were asked for, and whether an area
+    chose them: a named area or floor is a rule (a device outside it, or in no area,
+    is never taken); with no area named, the origin's area is a preference over
+    every tier, then the whole house."""
     if scope is not None and not scope.everywhere:
-        tests: list[Callable[[Device], bool]] = [lambda d: scope.holds(d, roaming)]
-    else:
-        here = origin_scope(origin) if scope is None else None
-        tests = [here.holds] if here is not None else []
-        tests.append(lambda d: True)
-    for test in tests:
         for tier in tiers:
-            inside = [d for d in tier if test(d)]
+            inside = [d for d in tier if scope.holds(d, roaming)]
             if inside:
-                return inside
-    return []
+                return inside, True
+        return [], True
+    here = origin_scope(origin) if scope is None else None
+    if here is not None:
+        for tier in tiers:
+            inside = [d for d in tier if here.holds(d)]
+            if inside:
+                return inside, True
+    return next((tier for tier in tiers if tier), []), False
