@@ -58,6 +58,7 @@ class TargetResolver:
         self.roaming = frozenset(config.language.areas.roaming_types)
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
+        self.places = lang.place_prepositions
 
     def resolve(
         self,
@@ -71,14 +72,21 @@ class TargetResolver:
         """The devices meant in tokens[start:end] and the area named there."""
         types = self._types(a, start, end, intent)
         rooms_said = [h for h in hits if h.kind == "room"]
+        said = [h for h in hits if h.kind == "device"]
+        typed = [h for h in said if self._type_word(a, h, rooms_said, intent, types)]
+        # what a type word explains ("garden lights": the area and the type) names no
+        # device inside it either (the motion sensor called "garden")
         named = [
             h
-            for h in hits
-            if h.kind == "device" and not self._type_word(a, h, rooms_said, intent, types)
+            for h in said
+            if h not in typed and not any(t.start <= h.start and h.end <= t.end for t in typed)
         ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
-        devices = self._not_the_room([h for h in exact if h.kind == "device"], rooms, types)
+        nouns_said = any(h.kind == "noun" and start <= h.start and h.end <= end for h in hits)
+        devices = self._not_the_room(
+            a, [h for h in exact if h.kind == "device"], rooms, types, nouns_said
+        )
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
             known = {i for h in hits if h.kind in ("noun", "room") for i in range(h.start, h.end)}
@@ -153,7 +161,8 @@ class TargetResolver:
             how = "implied"
         elif not nouns:
             return None
-        candidates, where = _first(tiers, scope, origin, self.roaming)
+        roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
+        candidates, where = _first(tiers, scope, origin, roaming)
         covered = _tokens(nouns)
         if not candidates:
             return Targets([], *span, how, covered=covered, implied=how == "implied")
@@ -194,18 +203,28 @@ class TargetResolver:
         return tiers
 
     def _not_the_room(
-        self, devices: list[NameHit], rooms: list[NameHit], types: set[str]
+        self,
+        a: Analysis,
+        devices: list[NameHit],
+        rooms: list[NameHit],
+        types: set[str],
+        nouns_said: bool,
     ) -> list[NameHit]:
-        """ "turn on the garden": a device called like an area that cannot do what is
-        asked (a motion sensor named "garden") is the area said, not the device."""
-        if not devices or not types:
+        """ "turn on the garden", "the humidity in the garden": a device called like an
+        area (a motion sensor named "garden") is the area said, when it cannot do what
+        is asked, when it follows a place word ("in"), or when a kind is named too."""
+        if not devices:
             return devices
         first = devices[0]
         if not any(r.start == first.start and r.end == first.end for r in rooms):
             return devices
         same = [h for h in devices if (h.start, h.end) == (first.start, first.end)]
         able = [h for h in same if (d := self.names.device(h.key)) is not None and d.type in types]
-        return devices if able else [h for h in devices if h not in same]
+        before = [t.lower for t in a.tokens[max(0, first.start - 2) : first.start]]
+        placed = any(w in self.places for w in before)
+        if (able or not types) and not placed and not nouns_said:
+            return devices
+        return [h for h in devices if h not in same]
 
     def _generic_name(
         self,
