@@ -265,14 +265,16 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
         config, sources=sources, registry=registry, one_shot=True
     ) as assistant:
         if args.ask is not None:
-            answer = await assistant.ask(args.ask)
+            from mnemolis.origin import Origin
+
+            answer = await assistant.ask(args.ask, origin=Origin("demo", room=_room(args)))
             _print_answer(answer, args.json)
             return OUTCOME_EXIT[answer.outcome]
         if sys.stdin.isatty():
             print("\n".join(intro()), file=sys.stderr)
         from mnemolis.chat_loop import converse
 
-        return await converse(assistant, args.json, front_end="demo")
+        return await converse(assistant, args.json, front_end="demo", room=_room(args))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -405,6 +407,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--ask", metavar="REQUEST", help="answer this one request and exit")
+    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument(
         "--cache", metavar="DIR", help="where the demo keeps its files (default: ~/.cache/mnemolis)"

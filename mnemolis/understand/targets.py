@@ -166,7 +166,7 @@ class TargetResolver:
         covered = _tokens(nouns)
         if not candidates:
             return Targets([], *span, how, covered=covered, implied=how == "implied")
-        wants_all = wants_all or where  # an area chose them: all of them there
+        wants_all = wants_all or (bool(nouns) and where)  # "the lights" of an area: all there
         if wants_all and len(candidates) > 1:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
