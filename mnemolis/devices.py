@@ -254,6 +254,7 @@ class DeviceRegistry:
         self._lock = threading.Lock()
         self._devices: dict[str, Device] = {}
         self._names: dict[str, list[str]] | None = None  # spoken form -> device ids, lazily
+        self._labels: dict[str, str] = {}  # device id -> its label, for the table above
         self._rooms: dict[str, list[str]] = {}
         self._floors: dict[str, Floor] = {}
         self._listeners: list[Callable[[DeviceRegistry], None]] = []
@@ -293,12 +294,14 @@ class DeviceRegistry:
         with self._lock:
             self._devices[device.id] = device
             self._names = None
+            self._labels = {}
         self._notify()
 
     def remove(self, device_id: str) -> None:
         with self._lock:
             removed = self._devices.pop(device_id, None)
             self._names = None
+            self._labels = {}
         if removed is not None:
             self._notify()
 
@@ -317,6 +320,7 @@ class DeviceRegistry:
                 self._devices[device.id] = device
             if changed:
                 self._names = None
+                self._labels = {}
         if changed:
             self._notify()
         return changed
@@ -349,10 +353,19 @@ class DeviceRegistry:
         unique, else its id. `by_name` (or `get`, for an id) leads back to it."""
         with self._lock:
             table = self._name_table()
+            labels = self._labels
+            known = labels.get(device.id)
+            if known is not None and self._devices.get(device.id) is device:
+                return known
+        label = device.id
         for form in (device.name, *area_forms(device)):
             if table.get(name_key(form)) == [device.id]:
-                return form
-        return device.id
+                label = form
+                break
+        with self._lock:
+            if self._labels is labels:
+                labels[device.id] = label
+        return label
 
     def _name_table(self) -> dict[str, list[str]]:
         """Spoken form -> device ids, own names before area-qualified ones (lock held)."""

@@ -19,16 +19,18 @@ Areas that are not one room's name are room hits with a marked key (see
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz, process
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, Floor, area_forms, name_key
+from mnemolis.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.text import TextPipeline, Token
@@ -71,9 +73,12 @@ class _Compiled:
     type_nouns: dict[str, set[str]]  # type noun lemma -> the device types it names
     head_nouns: dict[str, list[str]]  # last word of a device name -> device ids
     protected: set[str]  # lower-case names that contain a conjunction
-    choices: list[tuple[str, str, str]]  # (form, kind, key) for fuzzy matching
-    starts: set[str]  # every word-prefix of a known spoken form
+    forms: list[str]  # every spoken form, once, for fuzzy matching
+    form_keys: list[list[tuple[str, str]]]  # what each of those forms names: (kind, key)
+    continuations: dict[str, list[tuple[str, str]]]  # a name's start -> (next word, id)
     name_words: dict[str, set[str]]  # device id -> the lemmas of its name's words
+    word_index: dict[str, set[str]]  # a lemma -> the devices whose names have it
+    vocabulary: set[str]  # every word of every spoken form
 
 
 class NameIndex:
@@ -94,6 +99,8 @@ class NameIndex:
         self.fuzzy_cutoff = routing.get("fuzzy_name_cutoff", 84.0)
         self.fuzzy_margin = routing.get("fuzzy_name_margin", 6.0)
         self._normalizer = Normalizer(config.language)
+        lang = config.language
+        self._number_tokens = {*lang.numbers, *lang.multipliers}
         self._number_words: dict[str, str] = {}
         for word, value in config.language.numbers.items():  # the file's first word per value
             if value < 100 and " " not in word:
@@ -115,54 +122,82 @@ class NameIndex:
     def spoken_forms(self, name: str) -> list[str]:
         """A name as typed and as said: "Lamp-2" -> "lamp-2", "lamp 2"; "lamp two" -> "lamp 2"."""
         forms = [" ".join(name.lower().split()), name_key(name)]
-        forms.append(self._normalizer.normalize(forms[-1]).text.lower())
-        said = [self._number_words.get(w, w) for w in forms[-1].split()]
-        forms.append(" ".join(said))  # "lamp 1" is also "lamp one" (kept as a word when said)
+        if any(w in self._number_tokens for w in forms[-1].split()):
+            forms.append(self._normalizer.normalize(forms[-1]).text.lower())
+        if any(w in self._number_words for w in forms[-1].split()):
+            said = [self._number_words.get(w, w) for w in forms[-1].split()]
+            forms.append(" ".join(said))  # "lamp 1" is also "lamp one" (kept as a word)
         return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
 
     def _compile(self) -> _Compiled:
         matcher = PhraseMatcher(self.text.vocab, attr="LEMMA")
+        docs: dict[str, Doc] = {}
+
+        def doc(text: str) -> Doc:
+            found = docs.get(text)
+            if found is None:
+                found = docs[text] = self.text.doc(text)
+            return found
+
         devices = {d.id: d for d in self.registry.devices()}
         device_forms: dict[str, list[str]] = {}
         for device in devices.values():
-            for name in (*device.names, *area_forms(device)):
+            patterns: dict[str, Doc] = {}
+            # its area + its name ("kitchen ceiling light") is a room hit then a device
+            # hit: the area narrows the devices that share the name (targets.py)
+            for name in device.names:
                 for form in self.spoken_forms(name):
                     ids = device_forms.setdefault(form, [])
                     if device.id not in ids:
                         ids.append(device.id)
-                        matcher.add(f"device\t{device.id}", [self.text.doc(form)])
+                        pattern = doc(form)
+                        patterns.setdefault(" ".join(t.lemma_ for t in pattern), pattern)
+            matcher.add(f"device\t{device.id}", list(patterns.values()))
         rooms: dict[str, str] = {}
         for room, aliases in self.registry.rooms().items():
             for name in (room, *aliases):
                 for form in self.spoken_forms(name):
                     rooms.setdefault(form, room)
-                    matcher.add(f"room\t{room}", [self.text.doc(form)])
+                    matcher.add(f"room\t{room}", [doc(form)])
         floors = self.registry.floors()
         self._add_areas(matcher, floors)
         type_nouns: dict[str, set[str]] = {}
         for dtype, nouns in self.config.device_nouns.items():
             for noun in nouns:
                 lemma = " ".join(self.text.lemmas(noun))
-                matcher.add(f"noun\t{lemma}", [self.text.doc(noun)])
+                matcher.add(f"noun\t{lemma}", [doc(noun)])
                 type_nouns.setdefault(lemma, set()).add(dtype)
         head_nouns: dict[str, list[str]] = {}
+        name_words: dict[str, set[str]] = {}
+        word_index: dict[str, set[str]] = {}
         for device in devices.values():
             # the last word of its own name (an alias's is not: "coffee machine" makes
             # no "x-ray machine" a coffee maker)
-            head = self.text.lemmas(name_key(device.name))[-1]
-            matcher.add(f"noun\t{head}", [self.text.doc(head)])
-            head_nouns.setdefault(head, []).append(device.id)
+            lemmas = [t.lemma_ for t in doc(name_key(device.name))]
+            head_nouns.setdefault(lemmas[-1], []).append(device.id)
+            name_words[device.id] = set(lemmas)
+            for lemma in lemmas:
+                word_index.setdefault(lemma, set()).add(device.id)
+        for head in head_nouns:
+            matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()
         for pair in self.config.language.fixed_pairs:
-            matcher.add("pair\t" + pair, [self.text.doc(pair)])
+            matcher.add("pair\t" + pair, [doc(pair)])
             protected.add(pair)
         for form in (*device_forms, *rooms):
             if any(w in self._conj_words for w in form.split()):
                 protected.add(form)
-        choices = [(f, "device", i) for f, ids in device_forms.items() for i in ids]
-        choices += [(f, "room", r) for f, r in rooms.items()]
-        starts = {" ".join(f.split()[:n]) for f, _, _ in choices for n in range(1, len(f.split()))}
-        name_words = {d.id: set(self.text.lemmas(name_key(d.name))) for d in devices.values()}
+        keys: dict[str, list[tuple[str, str]]] = {}
+        for form, ids in device_forms.items():
+            keys.setdefault(form, []).extend(("device", i) for i in ids)
+        for form, room in rooms.items():
+            keys.setdefault(form, []).append(("room", room))
+        continuations: dict[str, list[tuple[str, str]]] = {}
+        for form, ids in device_forms.items():
+            words = form.split()
+            for n in range(1, len(words)):
+                lead = continuations.setdefault(" ".join(words[:n]), [])
+                lead.extend((words[n], i) for i in ids)
         return _Compiled(
             matcher,
             devices,
@@ -172,9 +207,12 @@ class NameIndex:
             type_nouns,
             head_nouns,
             protected,
-            choices,
-            starts,
+            list(keys),
+            list(keys.values()),
+            continuations,
             name_words,
+            word_index,
+            {w for form in keys for w in form.split()},
         )
 
     def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
@@ -238,7 +276,7 @@ class NameIndex:
         noun_types = c.type_nouns.get(noun, set())
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
         by_type = [d for d in c.devices.values() if d.type in noun_types]
-        with_word = {d.id for d in c.devices.values() if classes & c.name_words.get(d.id, set())}
+        with_word = {i for w in classes for i in c.word_index.get(w, ())}
         class_used = any(d.device_class in classes for d in by_type)
 
         def other_class(d: Device) -> bool:
@@ -248,15 +286,21 @@ class NameIndex:
 
         meant = [d for d in by_type if d.id in with_word or not other_class(d)]
         named = [d for d in meant if d.id in with_word or d.device_class in classes]
+        named_ids = {d.id for d in named}
         generic = bool(classes & noun_types)
-        tiers = [meant] if generic else [named, [d for d in meant if d not in named]]
-        tiers.append([d for d in c.devices.values() if d.id in with_word and d not in by_type])
+        tiers = [meant] if generic else [named, [d for d in meant if d.id not in named_ids]]
+        others = [c.devices[i] for i in sorted(with_word) if i in c.devices]
+        tiers.append([d for d in others if d.type not in noun_types])
         return [tier for tier in tiers if tier]
 
     def is_noun(self, word: str) -> bool:
         """True when ``word`` names a kind of device (a type word or a name's last word)."""
         c = self._compiled
         return word in c.type_nouns or word in c.head_nouns
+
+    def is_name_word(self, lemma: str) -> bool:
+        """True when some device's own name has this word."""
+        return lemma in self._compiled.word_index
 
     def name_words(self, device: Device) -> set[str]:
         """The lemmas of a device's own name's words."""
@@ -277,19 +321,15 @@ class NameIndex:
 
     def starts_a_name(self, phrase: str) -> bool:
         """True when ``phrase`` is the first word(s) of a longer known name."""
-        return phrase in self._compiled.starts
+        return phrase in self._compiled.continuations
 
     def continued(self, phrase: str, following: str) -> list[str]:
         """Devices whose name is ``phrase`` then a word ``following`` begins ("bulb" +
         "end" -> the "bulb enddevice"): the words said may be a longer name cut short."""
-        c = self._compiled
-        lead = phrase + " "
-        ids: list[str] = []
-        for form, found in c.device_forms.items():
-            rest = form[len(lead) :].split() if form.startswith(lead) else []
-            if rest and len(following) >= 2 and rest[0].startswith(following):
-                ids += [i for i in found if i not in ids]
-        return ids
+        if len(following) < 2:
+            return []
+        found = self._compiled.continuations.get(phrase, [])
+        return list(dict.fromkeys(i for word, i in found if word.startswith(following)))
 
     def fuzzy(
         self,
@@ -299,19 +339,24 @@ class NameIndex:
         skip: set[int],
         whole: bool = False,
         known: set[int] | None = None,
+        memo: dict[Any, Any] | None = None,
+        sizes: Sequence[int] = (3, 2, 1),
     ) -> list[NameHit]:
-        """Device and room names heard slightly wrong, in tokens[start:end]; with
-        ``whole``, spans that start a known name are tried too (the caller knows
-        the words after them were meant as the rest of a name). A span made only of
-        ``known`` tokens (type words, areas: understood exactly) is never tried."""
+        """Device and room names heard slightly wrong, in tokens[start:end], spans of
+        ``sizes`` words; with ``whole``, only spans from ``start``, including those that
+        start a known name (the caller knows the words after them were meant as the
+        rest of a name). A span made only of ``known`` tokens (type words, areas:
+        understood exactly) is never tried."""
         c = self._compiled
-        if not c.choices:
+        if not c.forms:
             return []
-        forms = [f for f, _, _ in c.choices]
+        forms = c.forms
         hits: list[NameHit] = []
         taken: set[int] = set(skip)
-        for size in (3, 2, 1):
-            for s in range(start, end - size + 1):
+        for size in sizes:
+            for s in range(start, start + 1 if whole else end - size + 1):
+                if s + size > end:
+                    continue
                 span = range(s, s + size)
                 if any(i in taken for i in span) or any(tokens[i].is_punct for i in span):
                     continue
@@ -320,7 +365,14 @@ class NameIndex:
                     continue  # "the lights" are lights, not the device called "light"
                 if words[0] in self.config.language.stop_words:
                     continue
-                hit = self._fuzzy_span(c, forms, words, s, size, whole)
+                key = ("fuzzy", id(c), tuple(words), whole)
+                if memo is not None and key in memo:
+                    found = memo[key]
+                else:
+                    found = self._fuzzy_span(c, forms, words, 0, size, whole)
+                    if memo is not None:
+                        memo[key] = found
+                hit = dataclasses.replace(found, start=s, end=s + size) if found else None
                 if hit is not None:
                     hits.append(hit)
                     taken.update(span)
@@ -332,12 +384,14 @@ class NameIndex:
         phrase = " ".join(words)
         if len(phrase) < 5 or phrase in c.device_forms or phrase in c.rooms:
             return None
-        if phrase in c.starts and not whole:
+        if phrase in c.continuations and not whole:
             return None  # the start of a known name is not another name heard wrong
+        if any(w in self._meaningful and w not in c.vocabulary for w in words):
+            return None  # "halfway" means half way, not "hallway"
         found = process.extract(
             phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12
         )
-        if size > 1:
+        if size > 1 and not found:
             # "the right bedside lamp" is the "bedside lamp right": words in another order
             found += process.extract(
                 phrase,
@@ -353,8 +407,8 @@ class NameIndex:
             form_words = set(form.split())
             if any(w in self._meaningful and w not in form_words for w in words):
                 continue  # "halfway" means half way, not "hallway"
-            _, kind, key = c.choices[index]
-            best[(kind, key)] = max(best.get((kind, key), 0.0), float(score))
+            for kind, key in c.form_keys[index]:
+                best[(kind, key)] = max(best.get((kind, key), 0.0), float(score))
         if not best:
             return None
         ranked = sorted(best.items(), key=lambda kv: -kv[1])

@@ -90,7 +90,7 @@ class TargetResolver:
         if not devices:
             # "kitchen lite": a device heard slightly wrong beats the exact room inside it
             known = {i for h in hits if h.kind in ("noun", "room") for i in range(h.start, h.end)}
-            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=skip, known=known)
+            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=skip, known=known, memo=a.memo)
             devices = [h for h in fuzzy if h.kind == "device"]
             rooms = [
                 r
@@ -184,12 +184,12 @@ class TargetResolver:
     ) -> list[list[Device]]:
         """ "the bedside lamps": words said before a type word narrow it to the devices
         whose names have them, when some do."""
-        named_with = {w for tier in tiers for d in tier for w in self.names.name_words(d)}
         words: list[str] = []
         i = noun.start - 1
         while i >= start and i not in skip:
             tok = a.tokens[i]
-            quiet = tok.lower in self.quiet and tok.lemma not in named_with  # "right" is a name's
+            # a quiet word may be a name's own ("the right bedside lamp")
+            quiet = tok.lower in self.quiet and not self.names.is_name_word(tok.lemma)
             if tok.is_punct or quiet or tok.lower in self.all_words:
                 break
             words.insert(0, tok.lemma)
@@ -281,7 +281,7 @@ class TargetResolver:
         if not self.names.starts_a_name(phrase) or first.end >= end:
             return []
         reach = min(end, first.end + 2)
-        found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True)
+        found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True, memo=a.memo)
         longer = [
             h for h in found if h.kind == "device" and h.start == first.start and h.end > first.end
         ]
@@ -312,8 +312,12 @@ class TargetResolver:
         start = hit.start
         area = None
         for room in rooms:
-            if room.start == hit.start and room.end < hit.end and room.is_area:
+            if not room.is_area:
+                continue
+            if room.start == hit.start and room.end < hit.end:
                 start, area = max(start, room.end), room.key  # "kitchen light": area + name
+            elif room.end == hit.start:
+                area = room.key  # "office" then "light"
         noun = " ".join(a.tokens[i].lemma for i in range(start, hit.end))
         noun_types = self.names.noun_types(noun)
         if not noun_types:
@@ -322,7 +326,7 @@ class TargetResolver:
         plural = last.lower != last.lemma and last.lower.endswith("s")
         if device.type in noun_types:
             # "landing lights off": every light on the landing, the "landing light" among them
-            return plural and area is not None and device.room == area
+            return plural and area is not None and device.room == area and start > hit.start
         able = not intent.device_types or device.type in types
         return not (area is not None and not plural and able)
 
