@@ -166,7 +166,10 @@ class TargetResolver:
         covered = _tokens(nouns)
         if not candidates:
             return Targets([], *span, how, covered=covered, implied=how == "implied")
-        wants_all = wants_all or (bool(nouns) and where)  # "the lights" of an area: all there
+        # "the lights" of an area: all of them there; asking about an area ("is anything
+        # on in the kitchen") asks about all of it (a question acts on nothing)
+        asks = intent.action in (None, "state")
+        wants_all = wants_all or (where and (bool(nouns) or asks))
         if wants_all and len(candidates) > 1:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
