@@ -11,9 +11,11 @@ Latency and start-up are measured on homes of each size built from the big
 home by a seeded resampling (fewer entities than it has: a sample of them;
 more: copies in numbered areas, "kitchen 3", with numbered names,
 "kitchen island 3", so every copy is a distinct, sayable device). Latency
-is per query over the big home's sentences in a warm process (p50, p99);
+is per query over the big home's sentences in a warm process, the best of
+several passes per query with the sizes' passes interleaved (p50, p99);
 start-up is the wall time of a fresh process that loads the configuration
-and compiles understanding over that home (median of several runs). Targets
+and compiles understanding over that home (median of several runs, the
+sizes interleaved). Targets
 (issue 12): latency with 2,000 entities within 2x of 100, start-up within 1.5x.
 """
 
@@ -23,6 +25,7 @@ import argparse
 import dataclasses
 import io
 import json
+import math
 import random
 import statistics
 import subprocess
@@ -105,7 +108,7 @@ def accuracy() -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         argv = ["--config", str(HOME), "eval", *map(str, SENTENCES), "--holdout"]
-        argv += ["--no-timing", "--errors", "0", "--json", str(report)]
+        argv += ["--no-timing", "--errors", "0", "--allow-undefined-intents", "--json", str(report)]
         run(build_parser().parse_args(argv), None, io.StringIO(), io.StringIO())
         figures = json.loads(report.read_text(encoding="utf-8"))
     out = {}
@@ -122,25 +125,29 @@ def accuracy() -> dict[str, dict[str, float]]:
     return out
 
 
-def latency(config: Config, devices: list[Device], runs: int) -> list[float]:
+def latencies(config: Config, homes: dict[int, list[Device]], runs: int) -> dict[int, list[float]]:
+    """Per query, the best of ``runs`` passes, the homes' passes interleaved, so that
+    the noise of a shared machine falls on every size alike."""
     from mnemolis.evaluation.command import takes_room
     from mnemolis.understand import Understander
 
-    understander = Understander(config, registry_of(config, devices))
-    with_room = takes_room(understander)
+    understanders = {n: Understander(config, registry_of(config, d)) for n, d in homes.items()}
     texts = requests()
-    for text, _ in texts[:100]:
-        understander.understand(text)
-    out = []
+    best: dict[int, list[float]] = {n: [math.inf] * len(texts) for n in homes}
+    for understander in understanders.values():
+        for text, _ in texts[:100]:
+            understander.understand(text)
     for _ in range(runs):
-        for text, room in texts:
-            t0 = time.perf_counter()
-            if with_room and room:
-                understander.understand(text, room=room)  # type: ignore[call-arg]
-            else:
-                understander.understand(text)
-            out.append((time.perf_counter() - t0) * 1000)
-    return out
+        for n, understander in understanders.items():
+            with_room = takes_room(understander)
+            for i, (text, room) in enumerate(texts):
+                t0 = time.perf_counter()
+                if with_room and room:
+                    understander.understand(text, room=room)  # type: ignore[call-arg]
+                else:
+                    understander.understand(text)
+                best[n][i] = min(best[n][i], (time.perf_counter() - t0) * 1000)
+    return best
 
 
 STARTUP = """
@@ -160,20 +167,22 @@ print(t2 - t0, t2 - t1 + (t1 - t0))
 """
 
 
-def startup(size: int, seed: int, runs: int) -> list[float]:
-    """Wall time of a fresh process: imports, configuration, home, compiled understanding."""
-    times = []
-    code = STARTUP.format(root=str(ROOT), size=size, seed=seed)
+def startups(sizes: list[int], seed: int, runs: int) -> dict[int, list[float]]:
+    """Wall time of a fresh process (imports, configuration, home, compiled
+    understanding) for each size, the sizes interleaved run by run."""
+    times: dict[int, list[float]] = {n: [] for n in sizes}
     for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
-        times.append(time.perf_counter() - t0)
+        for n in sizes:
+            code = STARTUP.format(root=str(ROOT), size=n, seed=seed)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
+            times[n].append(time.perf_counter() - t0)
     return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="latency passes over the sentences")
+    parser.add_argument("--runs", type=int, default=5, help="latency passes over the sentences")
     parser.add_argument("--startup-runs", type=int, default=5)
     parser.add_argument("--sizes", default="100,2000")
     parser.add_argument("--seed", type=int, default=12)
@@ -192,13 +201,16 @@ def main() -> None:
 
     config = load_config(HOME)
     base = home_devices(config)
-    rows = []
-    for size in sizes:
-        devices = scaled(base, size, args.seed)
-        times = latency(config, devices, args.runs)
-        boot = startup(size, args.seed, args.startup_runs)
-        rows.append((size, percentile(times, 50), percentile(times, 99), statistics.median(boot)))
-    passes = f"{len(requests())} requests x {args.runs} passes (seed {args.seed})"
+    homes = {n: scaled(base, n, args.seed) for n in sizes}
+    times = latencies(config, homes, args.runs)
+    boots = startups(sizes, args.seed, args.startup_runs)
+    rows = [
+        (n, percentile(times[n], 50), percentile(times[n], 99), statistics.median(boots[n]))
+        for n in sizes
+    ]
+    passes = (
+        f"{len(requests())} requests, best of {args.runs} interleaved passes (seed {args.seed})"
+    )
     print(f"\nUnderstanding over {passes}:\n")
     print("| entities | p50 ms | p99 ms | start-up s (median) |")
     print("|---|---|---|---|")

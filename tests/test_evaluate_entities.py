@@ -329,6 +329,7 @@ def test_eval_on_the_big_home_reports_entities_and_gates_on_them(tmp_path: Path)
         "eval",
         str(data),
         "--holdout",
+        "--allow-undefined-intents",
         "--no-timing",
         "--json",
         str(report),
@@ -375,7 +376,9 @@ def test_an_intent_the_config_does_not_define_is_listed_and_scored_wrong(tmp_pat
         {"text": "what time is it", "intent": "clock.time"},
     ]
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    code, out, err = _eval("eval", str(data), "--no-timing")
+    code, _, err = _eval("eval", str(data), "--no-timing")
+    assert code == 2 and "intent 'device.set_positoin' is not defined in the config" in err
+    code, out, err = _eval("eval", str(data), "--no-timing", "--allow-undefined-intents")
     assert code == 0, err
     assert "intents the config does not define (scored as wrong): device.set_positoin (1)" in out
     assert "intents: 0.500 (1/2)" in out

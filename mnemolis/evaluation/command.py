@@ -48,6 +48,9 @@ Formats (``--format``, or detected from the first row)
   - ``conditional``: true or false, whether the plan must hold a conditional.
   - ``fold``: an integer, for ``--folds`` and ``--holdout``; ``note``: free text.
 
+  - An intent must exist in the config unless ``--allow-undefined-intents``:
+    then a row may expect an intent still to be written; the report lists
+    such intents with their counts, and their parts are scored as wrong.
   - ``entities``: the exact set of device ids the part acts on or asks
     about (a list for a one-part row, one list per part otherwise; ``[]``:
     none, a "which one" question or a decline); ``values``: the value slots
@@ -179,6 +182,12 @@ def add_eval_parser(sub: Any) -> None:
         metavar="FILE",
         help="retained discovery configs (JSON lines: topic, payload) to load into the home; "
         "default: discovery.jsonl in the configuration directory",
+    )
+    p.add_argument(
+        "--allow-undefined-intents",
+        action="store_true",
+        help="keep rows expecting intents the config does not define yet (listed in the "
+        "report, scored as wrong) instead of refusing them",
     )
     p.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     p.add_argument("--dump", metavar="PATH", help="write every row, expected vs predicted (JSONL)")
@@ -328,7 +337,8 @@ def run(
     err = err or sys.stderr
     try:
         config = understander.config if understander else load_config(args.config)
-        dataset = read_datasets(args.files, config, args.format, args.mapping)
+        allow = bool(getattr(args, "allow_undefined_intents", False))
+        dataset = read_datasets(args.files, config, args.format, args.mapping, allow)
         rows = select_rows(dataset, args)
         if args.holdout and not any((r.fold or 0) % HOLDOUT_EVERY == 0 for r in rows):
             raise DataError(

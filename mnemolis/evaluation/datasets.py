@@ -198,7 +198,10 @@ def read_dataset(
     config: Config,
     fmt: str | None = None,
     mapping_path: Path | str | None = None,
+    allow_undefined: bool = False,
 ) -> Dataset:
+    """One file; ``allow_undefined`` keeps rows whose intent the config does not
+    define (an intent still to be written), scored as wrong, instead of refusing."""
     path = Path(path)
     objects = _read_objects(path)
     fmt = fmt or detect_format(objects[0][1])
@@ -224,7 +227,7 @@ def read_dataset(
             assert mapping is not None
             rows.append(_mixsnips_row(path, n, obj, mapping))
         else:
-            rows.append(_mnemolis_row(path, n, obj, config))
+            rows.append(_mnemolis_row(path, n, obj, config, allow_undefined))
         rows[-1].file = str(path)
     return Dataset(path=str(path), format=fmt, rows=rows, mapping=mapping)
 
@@ -234,9 +237,10 @@ def read_datasets(
     config: Config,
     fmt: str | None = None,
     mapping_path: Path | str | None = None,
+    allow_undefined: bool = False,
 ) -> Dataset:
     """Several files of one format read as one ("tests/data/*.jsonl")."""
-    parts = [read_dataset(p, config, fmt, mapping_path) for p in paths]
+    parts = [read_dataset(p, config, fmt, mapping_path, allow_undefined) for p in paths]
     first = parts[0]
     for other in parts[1:]:
         if other.format != first.format:
@@ -374,7 +378,9 @@ def _per_part(
     return value
 
 
-def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Row:
+def _mnemolis_row(
+    path: Path, n: int, obj: dict[str, Any], config: Config, allow_undefined: bool = False
+) -> Row:
     unknown = sorted(set(obj) - _MNEMOLIS_KEYS)
     if unknown:
         raise DataError(path, n, f"unknown field(s) {', '.join(map(repr, unknown))}")
@@ -421,6 +427,8 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
                 if not isinstance(intent, str) or not intent.strip():
                     raise DataError(path, n, f"intent {intent!r} must be an intent name")
                 spec = config.intents.get(intent)
+                if spec is None and not allow_undefined:
+                    raise DataError(path, n, f"intent {intent!r} is not defined in the config")
                 if spec is None:
                     # an intent this config does not (yet) define: no router built on it
                     # can get the part right; its source is whatever `sources` says
