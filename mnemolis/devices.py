@@ -368,12 +368,19 @@ class DeviceRegistry:
         return label
 
     def _name_table(self) -> dict[str, list[str]]:
-        """Spoken form -> device ids, own names before area-qualified ones (lock held)."""
+        """Spoken form -> device ids: names, then aliases that are no other device's
+        name, then area-qualified names that are nobody's name or alias (lock held)."""
         if self._names is None:
             names: dict[str, list[str]] = {}
             for device in self._devices.values():
-                for form in device.names:
-                    ids = names.setdefault(name_key(form), [])
+                names.setdefault(name_key(device.name), []).append(device.id)
+            canonical = set(names)
+            for device in self._devices.values():
+                for form in device.aliases:
+                    key = name_key(form)
+                    if key in canonical and device.id not in names[key]:
+                        continue  # "bedroom radiator" is the radiator, not its sibling's alias
+                    ids = names.setdefault(key, [])
                     if device.id not in ids:
                         ids.append(device.id)
             own = set(names)

@@ -142,3 +142,16 @@ def test_a_floor_word_needs_levels(config: Config) -> None:
     understander = Understander(dataclasses.replace(home_config(config)), registry)
     part = only_part(understander.understand("turn off the lights upstairs"))
     assert part_ids(registry, part) == [] and option_ids(registry, part) == []
+
+
+def test_a_siblings_alias_never_takes_a_name() -> None:
+    """The radiator is "bedroom radiator" (``name: null``); its sibling "bedroom
+    radiator pi heating demand" answers to "bedroom radiator" only where no entity
+    is called that: the label of each leads back to it alone."""
+    radiator = announced("light", _light({"name": "Bedroom Radiator"}, None, "trv"))
+    demand = announced("light", _light({"name": "Bedroom Radiator"}, "Heating Demand", "dem"))
+    assert demand.aliases == ["bedroom radiator", "heating demand"]
+    registry = DeviceRegistry([radiator, demand])
+    assert [d.id for d in registry.named("bedroom radiator")] == ["ha_trv"]
+    assert registry.label(radiator) == "bedroom radiator"
+    assert registry.label(demand) == "bedroom radiator heating demand"

@@ -140,12 +140,19 @@ class NameIndex:
             return found
 
         devices = {d.id: d for d in self.registry.devices()}
+        canonical = {name_key(d.name) for d in devices.values()}
         device_forms: dict[str, list[str]] = {}
         for device in devices.values():
             patterns: dict[str, Doc] = {}
             # its area + its name ("kitchen ceiling light") is a room hit then a device
-            # hit: the area narrows the devices that share the name (targets.py)
-            for name in device.names:
+            # hit: the area narrows the devices that share the name (targets.py); an
+            # alias that is another device's name is that device's
+            own = name_key(device.name)
+            names = [
+                device.name,
+                *(a for a in device.aliases if name_key(a) not in canonical - {own}),
+            ]
+            for name in names:
                 for form in self.spoken_forms(name):
                     ids = device_forms.setdefault(form, [])
                     if device.id not in ids:
