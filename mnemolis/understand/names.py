@@ -19,6 +19,7 @@ Areas that are not one room's name are room hits with a marked key (see
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
@@ -73,12 +74,13 @@ class _Compiled:
     type_nouns: dict[str, set[str]]  # type noun lemma -> the device types it names
     head_nouns: dict[str, list[str]]  # last word of a device name -> device ids
     protected: set[str]  # lower-case names that contain a conjunction
-    forms: list[str]  # every spoken form, once, for fuzzy matching
+    forms: list[str]  # every spoken form, once, shortest first, for fuzzy matching
     form_keys: list[list[tuple[str, str]]]  # what each of those forms names: (kind, key)
     continuations: dict[str, list[tuple[str, str]]]  # a name's start -> (next word, id)
     name_words: dict[str, set[str]]  # device id -> the lemmas of its name's words
     word_index: dict[str, set[str]]  # a lemma -> the devices whose names have it
     vocabulary: set[str]  # every word of every spoken form
+    lengths: list[int]  # len() of each of ``forms``
 
 
 class NameIndex:
@@ -214,12 +216,13 @@ class NameIndex:
             type_nouns,
             head_nouns,
             protected,
-            list(keys),
-            list(keys.values()),
+            sorted(keys, key=len),  # by length: a fuzzy match only looks at similar lengths
+            [keys[f] for f in sorted(keys, key=len)],
             continuations,
             name_words,
             word_index,
             {w for form in keys for w in form.split()},
+            sorted(len(f) for f in keys),
         )
 
     def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
@@ -395,20 +398,26 @@ class NameIndex:
             return None  # the start of a known name is not another name heard wrong
         if any(w in self._meaningful and w not in c.vocabulary for w in words):
             return None  # "halfway" means half way, not "hallway"
+        # a ratio of at least the cutoff needs a length within these bounds
+        cut = self.fuzzy_cutoff / 100
+        low = bisect.bisect_left(c.lengths, int(len(phrase) * cut / (2 - cut)))
+        high = bisect.bisect_right(c.lengths, int(len(phrase) * (2 - cut) / cut) + 1)
+        near = forms[low:high]
         found = process.extract(
-            phrase, forms, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12
+            phrase, near, scorer=fuzz.ratio, score_cutoff=self.fuzzy_cutoff, limit=12
         )
         if size > 1 and not found:
             # "the right bedside lamp" is the "bedside lamp right": words in another order
             found += process.extract(
                 phrase,
-                forms,
+                near,
                 scorer=fuzz.token_sort_ratio,
                 score_cutoff=self.fuzzy_cutoff,
                 limit=12,
             )
         best: dict[tuple[str, str], float] = {}
-        for form, score, index in found:
+        for form, score, offset in found:
+            index = low + offset
             if len(form.split()) != size and abs(len(form) - len(phrase)) > 2:
                 continue
             form_words = set(form.split())
