@@ -312,6 +312,17 @@ class NameIndex:
         """True when some device's own name has this word."""
         return lemma in self._compiled.word_index
 
+    def named_with(self, lemmas: list[str]) -> set[str]:
+        """The ids of the devices whose own names have every one of these words."""
+        index = self._compiled.word_index
+        found: set[str] | None = None
+        for lemma in lemmas:
+            ids = index.get(lemma, set())
+            found = set(ids) if found is None else found & ids
+            if not found:
+                return set()
+        return found or set()
+
     def name_words(self, device: Device) -> set[str]:
         """The lemmas of a device's own name's words."""
         return self._compiled.name_words.get(device.id, set())

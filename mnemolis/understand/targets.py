@@ -199,8 +199,11 @@ class TargetResolver:
             i -= 1
         if not words:
             return tiers
+        having = self.names.named_with(words)
+        if not having:
+            return tiers
         for tier in tiers:
-            narrowed = [d for d in tier if all(w in self.names.name_words(d) for w in words)]
+            narrowed = [d for d in tier if d.id in having]
             if narrowed:
                 return [narrowed]
         return tiers
