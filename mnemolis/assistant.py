@@ -222,7 +222,7 @@ class Assistant:
         if reply is not None:
             return await self._reply(conversation, text, reply, origin), None
         earlier = [self._said(w.part, "dropped") for w in conversation.take_waiting()]
-        plan = self.understander.understand(text, conversation.context)
+        plan = self.understander.understand(text, conversation.context, room=origin.room)
         steps = await self.executor.run(plan, conversation.session, origin)
         conversation.context.remember(plan)
         self._keep_only_asked(conversation, steps)

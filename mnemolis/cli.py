@@ -14,25 +14,20 @@ import asyncio
 import json
 import logging
 import sys
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemolis.config_dir import bundled_config_dir
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
-    from mnemolis.announce import Announcement
     from mnemolis.answer import Answer
-    from mnemolis.assistant import Assistant
     from mnemolis.config import Config
     from mnemolis.demo.home import DemoHome
     from mnemolis.doctor import Finding
     from mnemolis.plan import Part, Plan
 
-#: The chat's prompt.
-PROMPT = "> "
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
@@ -50,6 +45,10 @@ OUTCOME_EXIT = {
 LOCAL_HELP = (
     "answer in this process, even when a `mnemolis serve` is running (by default the "
     "running daemon answers, if it serves the same configuration)"
+)
+ROOM_HELP = (
+    'the area the request is spoken in: "turn on the lights" then means its lights '
+    "(as a satellite's area does for the daemon)"
 )
 ASK_EXIT_HELP = """exit status:
   0  every part was answered (a fact said, an action done, or refused by a rule)
@@ -179,16 +178,25 @@ def _quiet_logs() -> None:
 
 
 def _print_answer(answer: Answer, as_json: bool) -> None:
-    print(json.dumps(answer.to_dict(), ensure_ascii=False) if as_json else answer.text, flush=True)
+    from mnemolis.chat_loop import print_answer
+
+    print_answer(answer, as_json)
 
 
-async def _ask_once(config: Config, text: str) -> Answer:
+async def _ask_once(config: Config, text: str, room: str | None) -> Answer:
     from mnemolis.assistant import Assistant
+    from mnemolis.origin import Origin
 
     async with Assistant.running(
         config, one_shot=True, extras=source_extras(), answers_once=True
     ) as assistant:
-        return await assistant.ask(text)
+        return await assistant.ask(text, origin=Origin(front_end="cli", room=room))
+
+
+def _room(args: argparse.Namespace) -> str | None:
+    """``--room``: the area the request is spoken in, as a front-end would say it."""
+    room = getattr(args, "room", None)
+    return " ".join(room.lower().split()) or None if isinstance(room, str) else None
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -200,96 +208,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return through_daemon
     config = _load(args)
     _quiet_logs()
-    answer = asyncio.run(_ask_once(config, text))
+    answer = asyncio.run(_ask_once(config, text, _room(args)))
     _print_answer(answer, args.json)
     return OUTCOME_EXIT[answer.outcome]
 
 
-async def _turns(interactive: bool) -> AsyncIterator[str]:
-    """Lines of standard input, read in a daemon thread so Ctrl-C never waits for Enter.
-    The next prompt waits until the caller asks for the next line (its answer is out)."""
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str | None] = asyncio.Queue()
-    wanted = threading.Event()
-    wanted.set()
-
-    def read() -> None:
-        while True:
-            wanted.wait()
-            wanted.clear()
-            try:
-                line: str | None = input(PROMPT) if interactive else sys.stdin.readline() or None
-            except EOFError:
-                line = None
-            loop.call_soon_threadsafe(lines.put_nowait, line)
-            if line is None:
-                return
-
-    threading.Thread(target=read, name="chat-input", daemon=True).start()
-    while (line := await lines.get()) is not None:
-        yield line
-        wanted.set()
-
-
-def _announcements(interactive: bool, as_json: bool) -> Callable[[Announcement], None]:
-    """Prints what the assistant says unasked (a timer rings) between the turns: on a
-    terminal, above the line being typed, which is then shown again as it was."""
-
-    def show(announcement: Announcement) -> None:
-        if not announcement.spoken:
-            return
-        said = json.dumps(announcement.to_dict(), ensure_ascii=False) if as_json else None
-        said = said or announcement.text
-        if interactive:
-            import readline
-
-            typed = readline.get_line_buffer()
-            sys.stdout.write(f"\r\x1b[2K{said}\n{PROMPT}{typed}")
-        else:
-            sys.stdout.write(said + "\n")
-        sys.stdout.flush()
-
-    return show
-
-
-async def _converse(assistant: Assistant, as_json: bool, front_end: str = "chat") -> int:
-    """The chat loop: one turn a line of standard input, until its end or a quit word."""
-    from mnemolis.origin import Origin
-
-    interactive = sys.stdin.isatty()
-    if interactive:
-        import readline  # noqa: F401  (line editing and history for input())
-    origin = Origin(front_end=front_end, session="chat")
-    stop_listening = assistant.announcer.subscribe(_announcements(interactive, as_json))
-    try:
-        async for line in _turns(interactive):
-            text = line.strip()
-            if not text:
-                continue
-            if " ".join(text.lower().split()) in assistant.settings.quit_words:
-                break
-            _print_answer(await assistant.ask(text, session="chat", origin=origin), as_json)
-    finally:
-        stop_listening()
-    return EXIT_OK
-
-
-async def _chat(config: Config, as_json: bool) -> int:
+async def _chat(config: Config, as_json: bool, room: str | None) -> int:
     from mnemolis.assistant import Assistant
+    from mnemolis.chat_loop import converse
 
     async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
-        return await _converse(assistant, as_json)
+        return await converse(assistant, as_json, room=room)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    from mnemolis.chat_loop import turns
     from mnemolis.serve.cli_client import chat_through_daemon
 
-    through_daemon = chat_through_daemon(args, _turns)
+    through_daemon = chat_through_daemon(args, turns)
     if through_daemon is not None:
         return through_daemon
     config = _load(args)
     _quiet_logs()
-    return asyncio.run(_chat(config, args.json))
+    return asyncio.run(_chat(config, args.json, _room(args)))
 
 
 async def _doctor(config: Config) -> list[Finding]:
@@ -324,12 +265,16 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
         config, sources=sources, registry=registry, one_shot=True
     ) as assistant:
         if args.ask is not None:
-            answer = await assistant.ask(args.ask)
+            from mnemolis.origin import Origin
+
+            answer = await assistant.ask(args.ask, origin=Origin("demo", room=_room(args)))
             _print_answer(answer, args.json)
             return OUTCOME_EXIT[answer.outcome]
         if sys.stdin.isatty():
             print("\n".join(intro()), file=sys.stderr)
-        return await _converse(assistant, args.json, front_end="demo")
+        from mnemolis.chat_loop import converse
+
+        return await converse(assistant, args.json, front_end="demo", room=_room(args))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -424,6 +369,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("query", nargs="+", help='the request, e.g. "turn off the kitchen light"')
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument("--local", action="store_true", help=LOCAL_HELP)
+    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_ask)
 
@@ -436,6 +382,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print each turn's structured result")
     p.add_argument("--local", action="store_true", help=LOCAL_HELP)
+    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_chat)
 
@@ -460,6 +407,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--ask", metavar="REQUEST", help="answer this one request and exit")
+    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument(
         "--cache", metavar="DIR", help="where the demo keeps its files (default: ~/.cache/mnemolis)"

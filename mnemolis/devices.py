@@ -162,6 +162,27 @@ class Capabilities:
         return {k: v for k, v in self.__dict__.items() if v not in (None, ())}
 
 
+def name_key(text: str) -> str:
+    """A name as it is spoken, for lookups: "The Bulb_EndDevice" -> "bulb enddevice".
+
+    Case, underscores, hyphens between words, runs of spaces and a leading
+    "the" do not tell two names apart when they are said aloud.
+    """
+    spaced = re.sub(r"(?<=\w)[_-]+(?=\w)|_+", " ", text.lower())
+    key = " ".join(spaced.split())
+    return key[4:] if key.startswith("the ") and len(key) > 4 else key
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A storey of the house: its level (0 is the ground floor) and its areas."""
+
+    name: str
+    level: int | None = None
+    aliases: tuple[str, ...] = ()
+    areas: tuple[str, ...] = ()
+
+
 def slugify(text: str) -> str:
     """A topic-safe id: lower-case letters, digits and underscores only."""
     slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
@@ -232,8 +253,10 @@ class DeviceRegistry:
     def __init__(self, devices: Iterable[Device] = (), rooms: Iterable[str] = ()) -> None:
         self._lock = threading.Lock()
         self._devices: dict[str, Device] = {}
-        self._names: dict[str, str] | None = None  # spoken name -> device id, rebuilt lazily
+        self._names: dict[str, list[str]] | None = None  # spoken form -> device ids, lazily
+        self._labels: dict[str, str] = {}  # device id -> its label, for the table above
         self._rooms: dict[str, list[str]] = {}
+        self._floors: dict[str, Floor] = {}
         self._listeners: list[Callable[[DeviceRegistry], None]] = []
         for room in rooms:
             self._rooms.setdefault(" ".join(room.lower().split()), [])
@@ -246,16 +269,39 @@ class DeviceRegistry:
             self._rooms[key] = [" ".join(a.lower().split()) for a in aliases]
         self._notify()
 
+    def add_floor(self, floor: Floor) -> None:
+        """A floor and the areas on it (an area is on one floor: the last one named)."""
+        key = " ".join(floor.name.lower().split())
+        areas = tuple(" ".join(a.lower().split()) for a in floor.areas)
+        with self._lock:
+            for other in list(self._floors.values()):
+                if other.name != key and set(other.areas) & set(areas):
+                    kept = tuple(a for a in other.areas if a not in areas)
+                    self._floors[other.name] = Floor(other.name, other.level, other.aliases, kept)
+            self._floors[key] = Floor(
+                key, floor.level, tuple(" ".join(a.lower().split()) for a in floor.aliases), areas
+            )
+            for area in areas:
+                self._rooms.setdefault(area, [])
+        self._notify()
+
+    def floors(self) -> dict[str, Floor]:
+        """Floor name to its level, aliases and areas."""
+        with self._lock:
+            return dict(self._floors)
+
     def upsert(self, device: Device) -> None:
         with self._lock:
             self._devices[device.id] = device
             self._names = None
+            self._labels = {}
         self._notify()
 
     def remove(self, device_id: str) -> None:
         with self._lock:
             removed = self._devices.pop(device_id, None)
             self._names = None
+            self._labels = {}
         if removed is not None:
             self._notify()
 
@@ -274,6 +320,7 @@ class DeviceRegistry:
                 self._devices[device.id] = device
             if changed:
                 self._names = None
+                self._labels = {}
         if changed:
             self._notify()
         return changed
@@ -287,16 +334,70 @@ class DeviceRegistry:
             return self._devices.get(device_id)
 
     def by_name(self, name: str) -> Device | None:
-        key = " ".join(name.lower().split())
+        """The device a spoken name means: its own name first, then a form only it has
+        (an alias, its area + its name); of several sharing a name, the first."""
+        key = name_key(name)
         with self._lock:
-            if self._names is None:
-                names: dict[str, str] = {}
-                for device in self._devices.values():
-                    for form in device.names:
-                        names.setdefault(form, device.id)
-                self._names = names
-            device_id = self._names.get(key)
-            return self._devices.get(device_id) if device_id is not None else None
+            ids = self._name_table().get(key, [])
+            return self._devices.get(ids[0]) if ids else None
+
+    def named(self, name: str) -> list[Device]:
+        """Every device a spoken name may mean (two "ceiling light"s are two)."""
+        key = name_key(name)
+        with self._lock:
+            return [self._devices[i] for i in self._name_table().get(key, [])]
+
+    def label(self, device: Device) -> str:
+        """What understanding puts in a part's ``device`` slot for ``device``: its
+        name when no other device shares it, else its area + name when that is
+        unique, else its id. `by_name` (or `get`, for an id) leads back to it."""
+        with self._lock:
+            table = self._name_table()
+            labels = self._labels
+            known = labels.get(device.id)
+            if known is not None and self._devices.get(device.id) is device:
+                return known
+        label = device.id
+        for form in (device.name, *area_forms(device)):
+            if table.get(name_key(form)) == [device.id]:
+                label = form
+                break
+        with self._lock:
+            if self._labels is labels:
+                labels[device.id] = label
+        return label
+
+    def _name_table(self) -> dict[str, list[str]]:
+        """Spoken form -> device ids: names, then aliases that are no other device's
+        name, then area-qualified names that are nobody's name or alias (lock held)."""
+        if self._names is None:
+            names: dict[str, list[str]] = {}
+            for device in self._devices.values():
+                names.setdefault(name_key(device.name), []).append(device.id)
+            canonical = set(names)
+            for device in self._devices.values():
+                for form in device.aliases:
+                    key = name_key(form)
+                    if key in canonical and device.id not in names[key]:
+                        continue  # "bedroom radiator" is the radiator, not its sibling's alias
+                    ids = names.setdefault(key, [])
+                    if device.id not in ids:
+                        ids.append(device.id)
+            own = set(names)
+            for device in self._devices.values():
+                for form in area_forms(device):
+                    key = name_key(form)
+                    if key in own:
+                        continue  # a name some device has wins over an area + name
+                    ids = names.setdefault(key, [])
+                    if device.id not in ids:
+                        ids.append(device.id)
+            self._names = names
+        return self._names
+
+    def floor_of(self, room: str) -> Floor | None:
+        with self._lock:
+            return next((f for f in self._floors.values() if room in f.areas), None)
 
     def rooms(self) -> dict[str, list[str]]:
         """Room name to its aliases, including every room a device is in."""
@@ -313,3 +414,14 @@ class DeviceRegistry:
     def _notify(self) -> None:
         for listener in list(self._listeners):
             listener(self)
+
+
+def area_forms(device: Device) -> list[str]:
+    """ "ceiling light" in the kitchen is also "kitchen ceiling light", unless its
+    name already says the area (aliases are not qualified: "kitchen latte" would
+    be noise for fuzzy matching)."""
+    room = device.room
+    if not room:
+        return []
+    name = device.name
+    return [] if name == room or name.startswith(room + " ") else [f"{room} {name}"]

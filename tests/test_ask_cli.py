@@ -159,7 +159,8 @@ def test_chat_through_a_pipe_keeps_the_conversation(home: Simulator) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "Which one do you mean: the bedroom light, the hallway light, the kitchen light or the porch light?",
+        "Which one do you mean: the bedroom light, the hallway light, the kitchen light, "
+        "the living room lamp or the porch light?",
         "Done: the kitchen light is on.",
         "Do you want me to unlock the front door?",
         "Done: the front door is unlocked.",

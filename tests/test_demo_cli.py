@@ -49,6 +49,23 @@ def test_demo_ask_answers_one_request(
     assert broker_threads() == []
 
 
+@pytest.mark.parametrize(
+    ("room", "starts"),
+    [
+        ("bedroom", "Done: the bedroom light is on."),
+        ("Lounge", "Done: the living room lamp is on."),
+        (None, "Which one do you mean:"),
+    ],
+)
+def test_demo_ask_from_a_room(
+    demo_cache: Path, capsys: pytest.CaptureFixture[str], room: str | None, starts: str
+) -> None:
+    """``--room``: "turn on the light" means the light of the area it is said in."""
+    where = ["--room", room] if room else []
+    main(["demo", "--cache", str(demo_cache), *where, "--ask", "turn on the light"])
+    assert capsys.readouterr().out.startswith(starts)
+
+
 def test_demo_ask_weather_says_where_it_comes_from(
     demo_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -51,7 +51,9 @@ def test_the_shipped_file_gives_the_documented_defaults(config: Config) -> None:
 
 
 def test_areas_of_sites_and_satellites(tmp_path: Path, config: Config) -> None:
-    text = "hermes:\n  sites: {kitchen-pi: Kitchen, 7: living  room}\nwyoming:\n  areas: {sat: Den}\n"
+    text = (
+        "hermes:\n  sites: {kitchen-pi: Kitchen, 7: living  room}\nwyoming:\n  areas: {sat: Den}\n"
+    )
     settings = settings_from(tmp_path, config, text)
     assert settings.hermes.area_of("kitchen-pi") == "kitchen"
     assert settings.hermes.area_of("7") == "living room"

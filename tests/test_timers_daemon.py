@@ -30,7 +30,9 @@ FRONT_ENDS = ("http", "mqtt-api")
 
 
 def ask(daemon: ServeProcess, text: str, session: str = "timers") -> dict[str, Any]:
-    status, body, _ = http_call(daemon.http_port, "POST", "/ask", {"text": text, "session": session})
+    status, body, _ = http_call(
+        daemon.http_port, "POST", "/ask", {"text": text, "session": session}
+    )
     assert status == 200, body
     return body
 

@@ -207,7 +207,9 @@ def test_a_watch_stops_waiting_after_its_limit_and_says_so(world: World) -> None
         await house.report("garage door", state="closed", position=0)
         await house.ask("tell me when the garage door opens")
         _at, said = await heard.next(timeout_s=5)
-        assert said.text == "I stopped waiting for the moment the garage door opens: 1 second passed"
+        assert (
+            said.text == "I stopped waiting for the moment the garage door opens: 1 second passed"
+        )
         await house.report("garage door", state="open", position=100)
         await asyncio.sleep(0.3)
         assert len(heard.spoken()) == 1  # expired: the opening is not told any more

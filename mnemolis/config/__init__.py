@@ -53,7 +53,7 @@ from mnemolis.config_dir import (  # found without loading (the CLI's path to th
     bundled_config_dir,
     find_config_dir,
 )
-from mnemolis.devices import TYPE_ACTIONS, Device
+from mnemolis.devices import TYPE_ACTIONS, Device, Floor
 
 __all__ = [
     "CONFIG_ENV",
@@ -94,6 +94,7 @@ class Config:
     sources: dict[str, dict[str, Any]]
     files: list[Path] = field(default_factory=list)
     floors: dict[str, list[str]] = field(default_factory=dict)  # floor -> its rooms
+    floor_specs: list[Floor] = field(default_factory=list)  # floors with levels and aliases
     disabled: dict[str, IntentSpec] = field(default_factory=dict)  # switched off by the owner
     layers: list[Layer] = field(default_factory=list)  # shipped first, then the owner's
     source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
@@ -164,6 +165,7 @@ def load_config(
     devices: list[Device] = []
     rooms: dict[str, list[str]] = {}
     floors: dict[str, list[str]] = {}
+    floor_specs: list[Floor] = []
     for stem, found in source_files(layers).items():
         raw: dict[bool, dict[str, Any]] = {}
         for file in found:
@@ -176,6 +178,7 @@ def load_config(
             with problems.each():
                 home = load_home(sources[stem], At(found[-1].path))
                 devices, rooms, floors = home.devices, home.rooms, home.floors
+                floor_specs = home.floor_specs
     if not keep_going:
         problems.raise_any()
     return Config(
@@ -190,6 +193,7 @@ def load_config(
         sources=sources,
         files=read,
         floors=floors,
+        floor_specs=floor_specs,
         disabled=catalog.disabled,
         layers=layers,
         source_paths=source_paths,

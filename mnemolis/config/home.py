@@ -2,7 +2,9 @@
 
 Both understanding (names, rooms, types) and the MQTT source (topics,
 payloads) read them, so they are loaded with the rest of the configuration.
-A room may name its ``floor``, so a routine can act on "the upstairs lights".
+A room may name its ``floor``, so a routine can act on "the upstairs lights";
+``floors:`` gives each floor its ``level`` (0 is the ground floor, so
+"upstairs" and "downstairs" can be worked out) and its aliases.
 Every wrong device or room is reported, not only the first.
 """
 
@@ -13,7 +15,7 @@ from typing import Any
 
 from mnemolis.config.problems import Problems
 from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text, lower_words
-from mnemolis.devices import TYPE_ACTIONS, Device
+from mnemolis.devices import TYPE_ACTIONS, Device, Floor
 
 
 @dataclass
@@ -21,6 +23,7 @@ class Home:
     devices: list[Device] = field(default_factory=list)
     rooms: dict[str, list[str]] = field(default_factory=dict)  # room -> its aliases
     floors: dict[str, list[str]] = field(default_factory=dict)  # floor -> its rooms
+    floor_specs: list[Floor] = field(default_factory=list)  # with levels and aliases
 
 
 def load_home(data: dict[str, Any], at: At) -> Home:
@@ -40,11 +43,41 @@ def load_home(data: dict[str, Any], at: At) -> Home:
     for i, room in enumerate(raw_rooms):
         with problems.each():
             _room(room, at / "rooms" / i, rooms, floors)
+    specs: dict[str, tuple[int | None, list[str]]] = {}
+    raw_floors = data.get("floors") or []
+    if not isinstance(raw_floors, list):
+        problems.add((at / "floors").error("floors must be a list"))
+        raw_floors = []
+    for i, floor in enumerate(raw_floors):
+        with problems.each():
+            name, level, aliases = _floor(floor, at / "floors" / i)
+            specs[name] = (level, aliases)
+            floors.setdefault(name, [])
     for device in devices:
         if device.room and device.room not in rooms:
             rooms[device.room] = []
     problems.raise_any()
-    return Home(devices, rooms, floors)
+    floor_specs = [
+        Floor(name, specs.get(name, (None, []))[0], tuple(specs.get(name, (None, []))[1]), tuple(r))
+        for name, r in floors.items()
+    ]
+    return Home(devices, rooms, floors, floor_specs)
+
+
+def _floor(raw: Any, at: At) -> tuple[str, int | None, list[str]]:
+    """``{name, level, aliases}``: a floor; its rooms say they are on it."""
+    if isinstance(raw, str):
+        return " ".join(raw.lower().split()), None, []
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise at.error("a floor must be a name or {name: ..., level: 0, aliases: [...]}")
+    for key in raw:
+        if key not in ("name", "level", "aliases"):
+            raise (at / key).error(f"a floor: unknown key {key!r} (name, level, aliases)")
+    level = raw.get("level")
+    if level is not None and (not isinstance(level, int) or isinstance(level, bool)):
+        raise (at / "level").error("a floor's level must be an integer (0 is the ground floor)")
+    name = " ".join(raw["name"].lower().split())
+    return name, level, lower_words(raw.get("aliases"), at / "aliases", "aliases")
 
 
 def _room(raw: Any, at: At, rooms: dict[str, list[str]], floors: dict[str, list[str]]) -> None:

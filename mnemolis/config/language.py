@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemolis.config.areas import AreaWords, load_areas
 from mnemolis.config.yaml_at import At, as_mapping, lower_words
 
 
@@ -56,6 +57,7 @@ class Language:
     lemma_overrides: dict[str, str] = field(default_factory=dict)
     routing: dict[str, float] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
+    areas: AreaWords = field(default_factory=AreaWords)
 
 
 _LANGUAGE_LISTS = {
@@ -104,6 +106,7 @@ def load_language(data: dict[str, Any], at: At) -> Language:
             "lemma_overrides",
             "routing",
             "replies",
+            "areas",
         }
     )
     for key in data:
@@ -140,6 +143,7 @@ def load_language(data: dict[str, Any], at: At) -> Language:
     lang.condition_else = lower_words(cond.get("else"), c / "else", "else")
     lang.condition_questions = lower_words(cond.get("questions"), c / "questions", "questions")
     lang.condition_report = lower_words(cond.get("report"), c / "report", "report")
+    lang.areas = load_areas(data.get("areas"), at / "areas")
     routing = as_mapping(data.get("routing"), at / "routing", "routing")
     for key, value in routing.items():
         if not isinstance(value, int | float) or isinstance(value, bool):

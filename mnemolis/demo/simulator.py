@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 Announce = Literal["none", "homeassistant", "zigbee2mqtt"]
 
 
-
 class Simulator:
     """Devices on a broker: they announce themselves, report state and obey commands."""
 

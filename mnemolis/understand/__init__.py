@@ -38,6 +38,8 @@ def registry_from_config(config: Config) -> DeviceRegistry:
     registry = DeviceRegistry(config.devices)
     for room, aliases in config.rooms.items():
         registry.add_room(room, aliases)
+    for floor in config.floor_specs:
+        registry.add_floor(floor)
     return registry
 
 
@@ -72,8 +74,14 @@ class Understander:
     # ------------------------------------------------------------------ entry
 
     def understand(
-        self, query: str, context: Context | None = None, trace: Trace | None = None
+        self,
+        query: str,
+        context: Context | None = None,
+        trace: Trace | None = None,
+        room: str | None = None,
     ) -> Plan:
+        """The plan for ``query``; ``room`` is the area it was spoken in, when a
+        front-end knows ("turn on the lights" then means that area's lights)."""
         if trace:
             trace.begin("normalise")
         norm = self.normalizer.normalize(query)
@@ -95,7 +103,10 @@ class Understander:
         if trace:
             trace.begin("analyse")
         a = self.analyzer.analyze(norm.text)
+        a.origin_room = room
         if trace:
+            if room:
+                trace.note(f"spoken in: {room}")
             trace.note(f"{len(a.tokens)} tokens; lemmas: {' '.join(t.lemma for t in a.tokens)}")
             phrases = sorted({f"{m.intent}:{m.rule.text!r}" for m in a.matches})
             trace.note("phrases: " + (", ".join(phrases) if phrases else "none"))
@@ -269,6 +280,7 @@ class Understander:
         text = head + a.span_text(frag_s, frag_e) + tail
         inherited = [toks[i].text for i in kept if not toks[i].is_punct]
         sub = self.analyzer.analyze(text)
+        sub.origin_room = a.origin_room
         r = self.times.route(self.router, sub, 0, len(sub.tokens), referent=True)
         part = r.part
         # "in 5 minutes turn off the porch light and the hallway light", and "turn off the

@@ -7,7 +7,8 @@ decomposition tries to split it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
@@ -64,6 +65,10 @@ class Analysis:
     slot_words: list[SlotWord]
     names: list[NameHit]
     cues: list[Cue]
+    origin_room: str | None = None  # the area the request comes from, when a front-end knows
+    #: What later stages worked out once for this text (fuzzy names are tried for each
+    #: candidate intent of a part: the same spans, the same answers).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     def span_text(self, start: int, end: int) -> str:
         if start >= end:

@@ -14,25 +14,17 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.targets import TargetResolver
 from mnemolis.understand.values import ValueReader
 
 __all__ = ["SlotExtractor", "SlotFill", "SlotResult"]
-
-
-def _longest(hits: list[NameHit]) -> list[NameHit]:
-    """Drop hits inside a longer hit, keep text order."""
-    hits = sorted(hits, key=lambda h: (-(h.end - h.start), h.start))
-    kept: list[NameHit] = []
-    for h in hits:
-        if not any(k.start <= h.start and h.end <= k.end for k in kept):
-            kept.append(h)
-    return sorted(kept, key=lambda h: h.start)
 
 
 class SlotExtractor:
     def __init__(self, config: Config, names: NameIndex) -> None:
         self.config = config
         self.names = names
+        self.targets = TargetResolver(config, names)
         lang = config.language
         self.stop = lang.stop_words
         self.filler = lang.filler_words
@@ -80,114 +72,34 @@ class SlotExtractor:
         names: list[NameHit],
         out: SlotResult,
     ) -> None:
-        exact = _longest([h for h in names if h.kind in ("device", "room")])
-        devices = [h for h in exact if h.kind == "device"]
-        rooms = [h for h in exact if h.kind == "room"]
+        """The ``device`` and ``room`` slots, resolved by `TargetResolver`."""
         literal = {
             i
             for m in a.matches
             if m.intent == intent.name and m.inside(start, end)
             for i in m.literal
         }
-        if not devices:
-            # "kitchen lite": a device heard slightly wrong beats the exact room inside it
-            # a word that says a value ("halfway") is not a name heard wrong ("hallway")
-            said = {i for w in a.slot_words for i in range(w.start, w.end)}
-            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=literal | said)
-            devices = [h for h in fuzzy if h.kind == "device"]
-            rooms = [
-                r
-                for r in rooms or [h for h in fuzzy if h.kind == "room"]
-                if not any(d.start <= r.start and r.end <= d.end for d in devices)
-            ]
-        taken = {i for h in (*devices, *rooms) for i in range(h.start, h.end)}
-        types = set(intent.device_types)
-        if not types:
-            # "is the door locked": the state word says which kind of device is meant
-            states = {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
-            types = {t for t, known in self.config.device_states.items() if states & set(known)}
-        room = rooms[0] if rooms else None
-        if room is not None and "room" in intent.slots:
-            out.fills["room"] = SlotFill("room", room.key, room.start, room.end, room.how)
-        if "device" not in intent.slots:
+        found, scope = self.targets.resolve(a, start, end, intent, names, literal)
+        if scope is not None and scope.start >= 0:
+            if scope.room is not None and "room" in intent.slots:
+                out.fills["room"] = SlotFill("room", scope.room, scope.start, scope.end, "exact")
+            out.covered.update(range(scope.start, scope.end))
+        if found is None:
             return
-        if devices:
-            hit = devices[0]
-            device = self.names.device(hit.key)
-            name = device.name if device else hit.key
-            out.fills["device"] = SlotFill("device", name, hit.start, hit.end, hit.how)
-            # two devices may share a name (a select and a sensor "idle brightness"): the
-            # one that fits the intent is meant
-            same = [d for d in self.names.devices.values() if d.name == name]
-            out.wrong_type = (
-                bool(intent.device_types)
-                and device is not None
-                and not any(d.type in types for d in same)
-            )
+        out.covered.update(found.covered)
+        out.wrong_type = found.wrong_type
+        out.implied = found.implied
+        labels = [self.names.label(d) for d in found.devices]
+        if not labels:
             return
-        nouns = [h for h in names if h.kind == "noun" and h.start not in taken]
-        nouns = _longest(nouns)
-        candidates = []
-        how = "room"
-        span = (room.start, room.end) if room else (-1, -1)
-        # "all the lights", "every lamp", or a plural noun: every device meant
-        wants_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
-        if nouns:
-            noun = nouns[-1]
-            last = a.tokens[noun.end - 1]
-            wants_all = wants_all or (last.lower != last.lemma and last.lower.endswith("s"))
-            candidates = self.names.devices_for_noun(noun.key, types, every=wants_all)
-            how = "noun"
-            span = (
-                min(noun.start, span[0]) if span[0] >= 0 else noun.start,
-                max(noun.end, span[1]),
-            )
-        if candidates:
-            pass  # a type noun named them
-        elif room is not None:
-            # "vacuum the living room": every device of the kinds the intent acts on,
-            # narrowed to the room below
-            if types:
-                candidates = [d for d in self.names.devices.values() if d.type in types]
-            else:
-                candidates = self.names.devices_in_room(room.key)
-        elif intent.implies and not (nouns and self._other_type(nouns[-1].key, types)):
-            # "dim a little", "make it warmer", "set the temperature to 20": the intent
-            # itself says what it acts on (not when a noun names devices of another
-            # type: "set the door to 50 percent" is not the thermostat's)
-            candidates = [d for d in self.names.devices.values() if d.type == intent.implies]
-            how = "implied"
-            out.implied = True
-        elif not nouns:
-            return
-        if room is not None:
-            # devices that live in no room (a robot vacuum) go wherever they are sent; a
-            # room without such a device leaves every candidate to choose from
-            candidates = (
-                [d for d in candidates if d.room == room.key]
-                or [d for d in candidates if d.room is None]
-                or candidates
-            )
-        if not candidates:
-            # "set the door to 50 percent" for the thermostat: the noun names other devices
-            out.wrong_type = bool(types and nouns and self._other_type(nouns[-1].key, types))
-            return
-        # every noun naming the device is explained by it: "the wemo plug socket"
-        out.covered.update(i for h in nouns for i in range(h.start, h.end))
-        if len(candidates) == 1:
-            out.fills["device"] = SlotFill("device", candidates[0].name, span[0], span[1], how)
-        elif wants_all:
-            names_all = sorted(d.name for d in candidates)
-            out.fills["device"] = SlotFill("device", names_all, span[0], span[1], "all")
+        if found.ask:
+            out.options = sorted(labels)
+            if not found.covered and found.start >= 0:
+                out.covered.update(range(found.start, found.end))  # the name said
+        elif len(labels) == 1:
+            out.fills["device"] = SlotFill("device", labels[0], found.start, found.end, found.how)
         else:
-            out.options = sorted(d.name for d in candidates)
-            out.covered.update(range(span[0], span[1]))
-
-    def _other_type(self, noun: str, types: set[str]) -> bool:
-        """ "door" is a type noun of locks and covers, not of thermostats."""
-        return any(
-            noun in nouns for kind, nouns in self.config.device_nouns.items() if kind not in types
-        ) and not any(noun in self.config.device_nouns.get(kind, []) for kind in types)
+            out.fills["device"] = SlotFill("device", sorted(labels), found.start, found.end, "all")
 
     # ------------------------------------------------------------------ values
 
@@ -204,8 +116,9 @@ class SlotExtractor:
         fill = out.fills.get("device")
         named = fill.value if fill is not None else []
         wanted = {named} if isinstance(named, str) else set(named)
-        # a slot value is a name, or an id where names are shared
-        devices = [d for d in self.names.devices.values() if d.name in wanted or d.id in wanted]
+        # a slot value is a label: a name, area + name, or an id where names are shared
+        found = (self.names.device(v) or self.names.registry.by_name(v) for v in sorted(wanted))
+        devices = [d for d in found if d is not None]
         devices = [d for d in devices if d.type in intent.device_types] or devices
         captures = match.captures if match is not None else {}
         self.values.read(a, start, end, intent, devices, out, captures)

@@ -188,7 +188,10 @@ class KnownDevices:
         count = 0
         for found in discovered:
             owner: Device | None = self.yaml.get(found.id) or next(
-                (by_name[n] for n in found.names if n in by_name), None
+                # its own name only: the device and entity names discovery adds as
+                # aliases ("kitchen sensor") are shared by its siblings
+                (by_name[n] for n in (found.name,) if n in by_name),
+                None,
             )
             if owner is not None:
                 if not owner.topics and owner.id not in overlays:

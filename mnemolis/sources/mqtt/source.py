@@ -457,12 +457,14 @@ class MqttSource:
 
     def _named(self, name: str, action: str | None) -> Device | None:
         """The device called ``name``; of several (a sensor and a select Home Assistant
-        both call "idle brightness"), the one that can do ``action``."""
+        both call "idle brightness"), the one that can do ``action``. Understanding
+        names a device by a label only it has (its name, its area + name, or its id:
+        `DeviceRegistry.label`), so an id is looked up as one."""
         same = [d for d in self.registry.devices() if d.name == name and d.refused is None]
         able = [d for d in same if action in TYPE_ACTIONS.get(d.type, ())]
         if able or same:
             return (able or same)[0]
-        return self.registry.by_name(name) or self.registry.get(name)
+        return self.registry.get(name) or self.registry.by_name(name)
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
         t0 = time.perf_counter()

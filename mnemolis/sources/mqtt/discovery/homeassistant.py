@@ -295,6 +295,7 @@ class HomeAssistantParser:
             name=name,
             type=component,
             room=room or infer_room(name, self.rooms()),
+            aliases=_part_names(config, name, self.rooms()),
             id="ha_" + slugify(ident),
             origin="homeassistant",
             schema=platform.schema,
@@ -330,3 +331,18 @@ class HomeAssistantParser:
         if isinstance(object_name, str):
             device.extra["object_id"] = object_name[:120]
         return device
+
+
+def _part_names(config: dict[str, Any], name: str, rooms: Iterable[str]) -> list[str]:
+    """The device's name and the entity's own name, each said alone ("the kitchen
+    sensor", "the ceiling light"): aliases, so that a name two entities share
+    leads to the area that tells them apart, or to "which one". Never an area's
+    name, and an entity name of one word ("temperature", "power") is no name."""
+    dev: dict[str, Any] = config["device"] if isinstance(config.get("device"), dict) else {}
+    areas = set(rooms)
+    out: list[str] = []
+    for part, least in ((dev.get("name"), 1), (config.get("name"), 2)):
+        said = words(spoken(part)) if isinstance(part, str) else ""
+        if len(said.split()) >= least and said != name and said not in areas and said not in out:
+            out.append(said)
+    return out

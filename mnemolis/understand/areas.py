@@ -1,0 +1,94 @@
+"""Which areas a spoken place means: a room, a floor, "upstairs", "everywhere", "in here".
+
+A named room is that room; a floor is the rooms on it; "upstairs" and
+"downstairs" are the floors above and below the one the request comes from
+(without one: above the ground floor, and the ground floor and below);
+"everywhere" is every area; "in here" is the area the request comes from.
+A device with no area is in none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mnemolis.devices import Device, Floor
+from mnemolis.understand.names import AREA_MARK, FLOOR_PREFIX, NameHit
+
+
+@dataclass(frozen=True)
+class AreaScope:
+    """The areas a request is narrowed to, and the words that said so."""
+
+    rooms: frozenset[str] | None  # None: every area ("everywhere")
+    start: int = -1
+    end: int = -1
+    room: str | None = None  # the one room meant, for intents with a ``room`` slot
+    said: str = ""  # what the request named: a room, a floor, "upstairs", "everywhere"
+
+    @property
+    def everywhere(self) -> bool:
+        return self.rooms is None
+
+    def holds(self, device: Device, roaming: frozenset[str] = frozenset()) -> bool:
+        """True when ``device`` is in one of the areas. A device with no area is in
+        none, unless its type goes where it is sent (``roaming``: a robot vacuum)."""
+        if self.rooms is None:
+            return True
+        if device.room is None:
+            return device.type in roaming and bool(self.rooms)
+        return device.room in self.rooms
+
+
+def scope_of(hit: NameHit, floors: dict[str, Floor], origin: str | None) -> AreaScope | None:
+    """The areas a room hit means; None when it cannot narrow anything ("in here"
+    with no known origin)."""
+    s, e = hit.start, hit.end
+    if hit.key.startswith(FLOOR_PREFIX):
+        name = hit.key[len(FLOOR_PREFIX) :]
+        floor = floors.get(name)
+        return AreaScope(frozenset(floor.areas if floor else ()), start=s, end=e, said=name)
+    if not hit.key.startswith(AREA_MARK):
+        return AreaScope(frozenset({hit.key}), start=s, end=e, room=hit.key, said=hit.key)
+    relative = hit.key[len(AREA_MARK) :]
+    if relative == "everywhere":
+        return AreaScope(None, start=s, end=e, said=relative)
+    if relative == "here":
+        if origin is None:
+            return None
+        return AreaScope(frozenset({origin}), start=s, end=e, room=origin, said=origin)
+    here = next((f for f in floors.values() if origin is not None and origin in f.areas), None)
+    level = here.level if here is not None else None
+    chosen: list[Floor] = []
+    for floor in floors.values():
+        if floor.level is None:
+            continue
+        if relative == "upstairs":
+            above = floor.level > level if level is not None else floor.level > 0
+            chosen += [floor] if above else []
+        else:
+            below = floor.level < level if level is not None else floor.level <= 0
+            chosen += [floor] if below else []
+    rooms = frozenset(a for f in chosen for a in f.areas)
+    return AreaScope(rooms, start=s, end=e, said=relative)
+
+
+def union(scopes: list[AreaScope]) -> AreaScope | None:
+    """ "the kitchen and dining room lights": every area named in one part."""
+    if not scopes:
+        return None
+    if len(scopes) == 1:
+        return scopes[0]
+    first = scopes[0]
+    rooms: frozenset[str] | None = frozenset()
+    for scope in scopes:
+        rooms = None if rooms is None or scope.rooms is None else rooms | scope.rooms
+    start = min(s.start for s in scopes)
+    end = max(s.end for s in scopes)
+    return AreaScope(rooms, start, end, first.room, " and ".join(s.said for s in scopes))
+
+
+def origin_scope(origin: str | None) -> AreaScope | None:
+    """Where the request comes from, when no area is named: a preference, not a rule."""
+    if origin is None:
+        return None
+    return AreaScope(frozenset({origin}), room=origin, said=origin)

@@ -1,0 +1,392 @@
+"""The devices a part acts on or asks about: its ``device`` slot (and ``room``).
+
+One rule for every intent. A device named exactly wins wherever it is; of
+several that share the spoken name (two "ceiling light"s), the named area,
+then the area the request comes from, picks one, else the part asks "which
+one". A type word ("the lights") means devices of that type in the named
+area, floor or everywhere; with no area named, the area the request comes
+from when it has some. A named area selects only devices in it: a device
+with no area is in none, and an area with none of the kind asked for selects
+nothing (the part then declines or asks), never a device elsewhere. The slot
+holds each device's label (`DeviceRegistry.label`: its name, or a form only it
+has, or its id), so execution acts on exactly what was resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mnemolis.config import Config, IntentSpec
+from mnemolis.devices import Device
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.names import NameHit, NameIndex
+
+
+@dataclass
+class Targets:
+    """What a part's words say it is about."""
+
+    devices: list[Device]
+    start: int = -1
+    end: int = -1
+    how: str = "exact"  # exact, fuzzy:0.91, noun, room, implied, all
+    ask: bool = False  # several fit and one was meant: a "which one" question
+    covered: tuple[int, ...] = ()  # tokens explained (the nouns naming the devices)
+    wrong_type: bool = False
+    implied: bool = False
+
+
+def longest(hits: list[NameHit]) -> list[NameHit]:
+    """Drop hits inside a longer one (hits on the very same span are all kept)."""
+    spans = sorted({(h.start, h.end) for h in hits}, key=lambda s: (-(s[1] - s[0]), s[0]))
+    kept: list[tuple[int, int]] = []
+    for s, e in spans:
+        if not any(ks <= s and e <= ke and (ks, ke) != (s, e) for ks, ke in kept):
+            kept.append((s, e))
+    return sorted((h for h in hits if (h.start, h.end) in kept), key=lambda h: h.start)
+
+
+class TargetResolver:
+    """Device and area resolution over the name index."""
+
+    def __init__(self, config: Config, names: NameIndex) -> None:
+        self.config = config
+        self.names = names
+        self.all_words = config.language.all_words
+        self.roaming = frozenset(config.language.areas.roaming_types)
+        lang = config.language
+        self.quiet = lang.stop_words | lang.filler_words | lang.determiners
+        self.places = lang.place_prepositions
+
+    def resolve(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        hits: list[NameHit],
+        skip: set[int],
+    ) -> tuple[Targets | None, AreaScope | None]:
+        """The devices meant in tokens[start:end] and the area named there."""
+        types = self._types(a, start, end, intent)
+        rooms_said = [h for h in hits if h.kind == "room"]
+        said = [h for h in hits if h.kind == "device"]
+        typed = [h for h in said if self._type_word(a, h, rooms_said, intent, types)]
+        # what a type word explains ("garden lights": the area and the type) names no
+        # device inside it either (the motion sensor called "garden")
+        named = [
+            h
+            for h in said
+            if h not in typed and not any(t.start <= h.start and h.end <= t.end for t in typed)
+        ]
+        exact = longest([*named, *rooms_said])
+        rooms = [h for h in exact if h.kind == "room"]
+        nouns_said = any(h.kind == "noun" and start <= h.start and h.end <= end for h in hits)
+        devices = self._not_the_room(
+            a, [h for h in exact if h.kind == "device"], rooms, types, nouns_said
+        )
+        if not devices:
+            # "kitchen lite": a device heard slightly wrong beats the exact room inside it
+            known = {i for h in hits if h.kind in ("noun", "room") for i in range(h.start, h.end)}
+            fuzzy = self.names.fuzzy(a.tokens, start, end, skip=skip, known=known, memo=a.memo)
+            devices = [h for h in fuzzy if h.kind == "device"]
+            rooms = [
+                r
+                for r in rooms or [h for h in fuzzy if h.kind == "room" and not h.alternatives]
+                if not any(d.start <= r.start and r.end <= d.end for d in devices)
+            ]
+        origin = self.names.canonical_room(a.origin_room)
+        found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
+        scope = union(found)
+        if "device" not in intent.slots:
+            return None, scope
+        if devices and self._generic_name(a, devices[0], types, scope, origin):
+            devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
+        if devices:
+            devices = self._longer_name(a, devices, end, skip) or devices
+            return self._named(devices, intent, types, scope, origin), scope
+        return self._kinds(a, start, end, intent, hits, rooms, types, scope, origin), scope
+
+    def _kinds(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        hits: list[NameHit],
+        rooms: list[NameHit],
+        types: set[str],
+        scope: AreaScope | None,
+        origin: str | None,
+    ) -> Targets | None:
+        """No device named: a type word, the area's devices, or what the intent implies.
+        A type word with an area (named, or the one spoken in) means all of them there;
+        with none, one of several is asked about."""
+        taken = {i for h in rooms for i in range(h.start, h.end)}
+        nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
+        said_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
+        if said_all and scope is None:
+            origin = None  # "turn off all the lights": the whole house, wherever it is said
+        wants_all = said_all or (scope is not None and scope.everywhere)
+        span = (scope.start, scope.end) if scope is not None else (-1, -1)
+        tiers: list[list[Device]] = []
+        how = "room"
+        if nouns:
+            noun = nouns[-1]
+            wants_all = wants_all or self._plural(a, noun)
+            every = self.names.noun_tiers(noun.key)
+            tiers = [[d for d in t if d.type in types] for t in every] if types else every
+            tiers = [t for t in tiers if t]
+            tiers = self._modified(a, noun, start, skip=taken, tiers=tiers)
+            how = "noun"
+            span = (
+                min(noun.start, span[0]) if span[0] >= 0 else noun.start,
+                max(noun.end, span[1]),
+            )
+            kinds = self.names.noun_types(noun.key)
+            if every and not tiers and kinds and types and not kinds & types:
+                # "set the lights to 30 percent" as a temperature: the lights cannot
+                return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
+        if tiers:
+            pass  # a type noun named them
+        elif scope is not None:
+            # "vacuum the living room": the devices of the kinds the intent acts on
+            all_devices = self.names.devices.values()
+            tiers = [[d for d in all_devices if d.type in types]] if types else [list(all_devices)]
+        elif intent.implies:
+            # "dim a little", "set the temperature to 20": the intent says what it acts on
+            tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
+            how = "implied"
+        elif not nouns:
+            return None
+        roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
+        candidates, where = _first(tiers, scope, origin, roaming)
+        covered = _tokens(nouns)
+        if not candidates:
+            return Targets([], *span, how, covered=covered, implied=how == "implied")
+        # "the lights" of an area: all of them there; asking about an area ("is anything
+        # on in the kitchen") asks about all of it (a question acts on nothing)
+        asks = intent.action in (None, "state")
+        wants_all = wants_all or (where and (bool(nouns) or asks))
+        if wants_all and len(candidates) > 1:
+            how = "all"
+        ask = len(candidates) > 1 and not wants_all
+        return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
+
+    def _plural(self, a: Analysis, noun: NameHit) -> bool:
+        """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
+        last = a.tokens[noun.end - 1]
+        if not last.lower.endswith("s") or len(last.lower) < 3:
+            return False
+        return last.lower != last.lemma or self.names.is_noun(last.lower[:-1])
+
+    def _modified(
+        self, a: Analysis, noun: NameHit, start: int, skip: set[int], tiers: list[list[Device]]
+    ) -> list[list[Device]]:
+        """ "the bedside lamps": words said before a type word narrow it to the devices
+        whose names have them, when some do."""
+        words: list[str] = []
+        i = noun.start - 1
+        while i >= start and i not in skip:
+            tok = a.tokens[i]
+            # a quiet word may be a name's own ("the right bedside lamp")
+            quiet = tok.lower in self.quiet and not self.names.is_name_word(tok.lemma)
+            if tok.is_punct or quiet or tok.lower in self.all_words:
+                break
+            words.insert(0, tok.lemma)
+            i -= 1
+        if not words:
+            return tiers
+        having = self.names.named_with(words)
+        if not having:
+            return tiers
+        for tier in tiers:
+            narrowed = [d for d in tier if d.id in having]
+            if narrowed:
+                return [narrowed]
+        return tiers
+
+    def _not_the_room(
+        self,
+        a: Analysis,
+        devices: list[NameHit],
+        rooms: list[NameHit],
+        types: set[str],
+        nouns_said: bool,
+    ) -> list[NameHit]:
+        """ "turn on the garden", "the humidity in the garden": a device called like an
+        area (a motion sensor named "garden") is the area said, when it cannot do what
+        is asked, when it follows a place word ("in"), or when a kind is named too."""
+        if not devices:
+            return devices
+        first = devices[0]
+        if not any(r.start == first.start and r.end == first.end for r in rooms):
+            return devices
+        same = [h for h in devices if (h.start, h.end) == (first.start, first.end)]
+        able = [h for h in same if (d := self.names.device(h.key)) is not None and d.type in types]
+        before = [t.lower for t in a.tokens[max(0, first.start - 2) : first.start]]
+        placed = any(w in self.places for w in before)
+        if (able or not types) and not placed and not nouns_said:
+            return devices
+        return [h for h in devices if h not in same]
+
+    def _generic_name(
+        self,
+        a: Analysis,
+        hit: NameHit,
+        types: set[str],
+        scope: AreaScope | None,
+        origin: str | None,
+    ) -> bool:
+        """A device named by a bare type word ("the heating" for the thermostat) is
+        that word when the area asked about (named, or spoken in) has others of its
+        type and not it."""
+        noun = " ".join(a.tokens[i].lemma for i in range(hit.start, hit.end))
+        noun_types = self.names.noun_types(noun)
+        device = self.names.device(hit.key)
+        if device is None or device.type not in noun_types:
+            return False
+        area = scope if scope is not None and not scope.everywhere else origin_scope(origin)
+        if area is None or area.holds(device, self.roaming):
+            return False
+        others = [d for d in self.names.devices.values() if d.type == device.type]
+        return any(area.holds(d, self.roaming) for d in others if not types or d.type in types)
+
+    def _named(
+        self,
+        hits: list[NameHit],
+        intent: IntentSpec,
+        types: set[str],
+        scope: AreaScope | None,
+        origin: str | None,
+    ) -> Targets:
+        """A device named (exactly or heard slightly wrong): those sharing the first
+        span named, narrowed by what the intent can act on and by area."""
+        first = hits[0]
+        same = [h for h in hits if (h.start, h.end) == (first.start, first.end)]
+        keys = [k for h in same for k in (h.key, *h.alternatives)]
+        found = [d for k in dict.fromkeys(keys) if (d := self.names.device(k)) is not None]
+        able = [d for d in found if d.type in types] if intent.device_types else found
+        wrong_type = bool(found) and not able
+        pool = able or found
+        if len(pool) > 1:
+            pool = _narrow(pool, scope, origin, self.roaming)
+        ask = len(pool) > 1
+        return Targets(pool, first.start, first.end, first.how, ask, wrong_type=wrong_type)
+
+    def _longer_name(
+        self, a: Analysis, devices: list[NameHit], end: int, skip: set[int]
+    ) -> list[NameHit]:
+        """ "the bulb enddevise": an exact name ("bulb") that is only the start of a
+        longer one, followed by words close to the rest of it, is the longer name
+        heard slightly wrong, not the short one."""
+        first = devices[0]
+        phrase = " ".join(a.tokens[i].lower for i in range(first.start, first.end))
+        if not self.names.starts_a_name(phrase) or first.end >= end:
+            return []
+        reach = min(end, first.end + 2)
+        found = self.names.fuzzy(a.tokens, first.start, reach, skip=skip, whole=True, memo=a.memo)
+        longer = [
+            h for h in found if h.kind == "device" and h.start == first.start and h.end > first.end
+        ]
+        if longer:
+            return longer
+        cut = self.names.continued(phrase, a.tokens[first.end].lower)
+        if not cut:
+            return []
+        # "the bulb end": the "bulb", or the "bulb enddevice" cut short? Ask.
+        others = tuple(i for i in cut if i != first.key)
+        return [NameHit("device", first.key, first.start, first.end + 1, 99.0, others)]
+
+    def _type_word(
+        self,
+        a: Analysis,
+        hit: NameHit,
+        rooms: list[NameHit],
+        intent: IntentSpec,
+        types: set[str],
+    ) -> bool:
+        """A device whose name (after its area) is a type word of another type: "the
+        lights" and "kitchen lights on" are lights, not the binary sensor called
+        "light". Its area and its name, singular, still reach it where it can do
+        what is asked ("is the office light on")."""
+        device = self.names.device(hit.key)
+        if device is None:
+            return False
+        start = hit.start
+        area = None
+        for room in rooms:
+            if not room.is_area:
+                continue
+            if room.start == hit.start and room.end < hit.end:
+                start, area = max(start, room.end), room.key  # "kitchen light": area + name
+            elif room.end == hit.start:
+                area = room.key  # "office" then "light"
+        noun = " ".join(a.tokens[i].lemma for i in range(start, hit.end))
+        noun_types = self.names.noun_types(noun)
+        if not noun_types:
+            return False
+        last = a.tokens[hit.end - 1]
+        plural = last.lower != last.lemma and last.lower.endswith("s")
+        if device.type in noun_types:
+            # "landing lights off": every light on the landing, the "landing light" among them
+            return plural and area is not None and device.room == area and start > hit.start
+        able = not intent.device_types or device.type in types
+        return not (area is not None and not plural and able)
+
+    def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
+        types = set(intent.device_types)
+        if not types:
+            # "is the door locked": the state word says which kind of device is meant
+            states = {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
+            known = self.config.device_states.items()
+            types = {t for t, words in known if states & set(words)}
+        return types
+
+
+def _narrow(
+    pool: list[Device], scope: AreaScope | None, origin: str | None, roaming: frozenset[str]
+) -> list[Device]:
+    """Of several devices, those in the named area, else in the origin's."""
+    tests: list[Callable[[Device], bool]] = []
+    if scope is not None:
+        tests.append(lambda d: scope.holds(d, roaming))
+    here = origin_scope(origin)
+    if here is not None and (scope is None or scope.everywhere):
+        tests.append(here.holds)
+    for test in tests:
+        inside = [d for d in pool if test(d)]
+        if inside:
+            return inside
+    return pool
+
+
+def _tokens(hits: list[NameHit]) -> tuple[int, ...]:
+    return tuple(i for h in hits for i in range(h.start, h.end))
+
+
+def _first(
+    tiers: list[list[Device]],
+    scope: AreaScope | None,
+    origin: str | None,
+    roaming: frozenset[str],
+) -> tuple[list[Device], bool]:
+    """The first tier with devices where they were asked for, and whether an area
+    chose them: a named area or floor is a rule (a device outside it, or in no area,
+    is never taken); with no area named, the origin's area is a preference over
+    every tier, then the whole house."""
+    if scope is not None and not scope.everywhere:
+        for tier in tiers:
+            inside = [d for d in tier if scope.holds(d, roaming)]
+            if inside:
+                return inside, True
+        return [], True
+    here = origin_scope(origin) if scope is None else None
+    if here is not None:
+        for tier in tiers:
+            inside = [d for d in tier if here.holds(d)]
+            if inside:
+                return inside, True
+    return next((tier for tier in tiers if tier), []), False

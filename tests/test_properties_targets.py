@@ -1,0 +1,176 @@
+"""Properties of entity resolution over generated homes.
+
+- A named area (or floor) never selects a device outside it: for generated
+  registries and "<verb> the <type> in the <area>" requests, every device
+  acted on or offered lies in that area (a device with no area in none).
+- Fuzzy never swaps one known name for another: a request that says a
+  device's name exactly (in any of the ways it may be written) resolves to
+  that device or to others sharing that very name, never to a different one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnemolis.config import Config
+from mnemolis.devices import Device, DeviceRegistry, Floor
+from mnemolis.understand import Understander
+from tests.support_targets import home_config, ids_of
+
+AREAS = ["kitchen", "bedroom", "office", "garage", "living room", "study", "bathroom", "loft"]
+FLOORS = [
+    Floor("ground floor", 0, (), ("kitchen", "living room", "garage")),
+    Floor("first floor", 1, (), ("bedroom", "office", "study", "bathroom")),
+    Floor("second floor", 2, (), ("loft",)),
+]
+#: type -> (verb, plural type words, singular head nouns for names)
+KINDS = {
+    "light": ("turn off", ["lights", "lamps"], ["light", "lamp", "bulb"]),
+    "fan": ("turn on", ["fans"], ["fan"]),
+    "lock": ("lock", ["locks", "doors"], ["lock", "door"]),
+    "cover": ("close", ["blinds", "curtains", "shutters"], ["blinds", "curtain", "shutter"]),
+    "switch": ("turn off", ["plugs", "sockets"], ["plug", "socket"]),
+}
+ADJECTIVES = ["north", "red", "big", "corner", "ceiling", "reading", "old", "tall", "round"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    type: str
+    adjective: str
+    noun: str
+    room: str | None
+    with_room: bool  # the room said in its name ("kitchen red light")
+    written: str  # how the owner wrote it: plain, underscores, capitals
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> Spec:
+    dtype = draw(st.sampled_from(sorted(KINDS)))
+    room = draw(st.one_of(st.none(), st.sampled_from(AREAS)))
+    return Spec(
+        type=dtype,
+        adjective=draw(st.sampled_from(ADJECTIVES)),
+        noun=draw(st.sampled_from(KINDS[dtype][2])),
+        room=room,
+        with_room=room is not None and draw(st.booleans()),
+        written=draw(st.sampled_from(["plain", "underscores", "capitals"])),
+    )
+
+
+def _name(spec: Spec) -> str:
+    words = [spec.adjective, spec.noun]
+    if spec.with_room and spec.room:
+        words.insert(0, spec.room)
+    if spec.written == "underscores":
+        return "_".join(w.replace(" ", "_") for w in words)
+    if spec.written == "capitals":
+        return " ".join(w.title() for w in words)
+    return " ".join(words)
+
+
+def _devices(found: list[Spec]) -> list[Device]:
+    return [
+        Device(_name(s), s.type, s.room, id=f"dev_{i}", features=["brightness"])
+        for i, s in enumerate(found)
+    ]
+
+
+@pytest.fixture(scope="module")
+def home(config: Config) -> tuple[Understander, DeviceRegistry]:
+    registry = DeviceRegistry()
+    for area in AREAS:
+        registry.add_room(area)
+    for floor in FLOORS:
+        registry.add_floor(floor)
+    return Understander(home_config(config), registry), registry
+
+
+def _furnish(registry: DeviceRegistry, devices: list[Device]) -> None:
+    registry.update(upserts=devices, removals=[d.id for d in registry.devices()])
+
+
+def _selected(u: Understander, registry: DeviceRegistry, text: str) -> list[str]:
+    ids: list[str] = []
+    for part in u.understand(text).parts():
+        ids += ids_of(registry, part.slots.get("device"))
+        ids += ids_of(registry, part.provenance.get("options") or [])
+    return ids
+
+
+PROPERTY = settings(
+    deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=120
+)
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    kind=st.sampled_from(sorted(KINDS)),
+    area=st.sampled_from(AREAS),
+    data=st.data(),
+)
+def test_a_named_area_never_selects_a_device_outside_it(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    area: str,
+    data: st.DataObject,
+) -> None:
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    verb, plurals, _ = KINDS[kind]
+    noun = data.draw(st.sampled_from(plurals))
+    text = f"{verb} the {noun} in the {area}"
+    rooms = {d.id: d.room for d in devices}
+    for ident in _selected(u, registry, text):
+        assert rooms.get(ident) == area, (text, ident, rooms.get(ident))
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    kind=st.sampled_from(sorted(KINDS)),
+    floor=st.sampled_from(FLOORS),
+    data=st.data(),
+)
+def test_a_named_floor_never_selects_a_device_off_it(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    floor: Floor,
+    data: st.DataObject,
+) -> None:
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    verb, plurals, _ = KINDS[kind]
+    noun = data.draw(st.sampled_from(plurals))
+    text = f"{verb} the {noun} on the {floor.name}"
+    rooms = {d.id: d.room for d in devices}
+    for ident in _selected(u, registry, text):
+        assert rooms.get(ident) in floor.areas, (text, ident, rooms.get(ident))
+
+
+@PROPERTY
+@given(found=st.lists(specs(), min_size=1, max_size=14), data=st.data())
+def test_a_name_said_exactly_is_never_another_device(
+    home: tuple[Understander, DeviceRegistry], found: list[Spec], data: st.DataObject
+) -> None:
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    device = data.draw(st.sampled_from(devices))
+    said = data.draw(st.sampled_from([device.name, device.name.replace("_", " ")]))
+    verb = KINDS[device.type][0]
+    text = f"{verb} the {said}"
+    sharing = {d.id for d in registry.named(said)}
+    selected = _selected(u, registry, text)
+    assert device.id in sharing
+    assert selected, text
+    assert set(selected) <= sharing, (text, selected, sorted(sharing))
