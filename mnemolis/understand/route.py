@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from mnemolis.config import Config, IntentSpec
 from mnemolis.plan import Part
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.device_sets import DeviceSets
 from mnemolis.understand.intents import Match
+from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -75,6 +77,9 @@ class Router:
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
+        # a question never acts (the question frame), and asks about a class or a set
+        self.questions = QuestionFrame(config, slots.names.text)
+        self.device_sets = DeviceSets(config, slots.names.text, slots.names)
 
     def content(self, a: Analysis, start: int, end: int) -> list[int]:
         toks = a.tokens
@@ -115,9 +120,12 @@ class Router:
             },
             referent=referent,
         )
+        asks = self.questions.asks(a.tokens, start, end)
         out = []
         for name, matches in by_intent.items():
             intent = self.config.intents[name]
+            if asks and self.questions.acts(intent):
+                continue  # the invariant: a question is never routed to an action
             if not condition or intent.condition:
                 out.append(self._score(a, start, end, intent, matches, part))
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
@@ -137,6 +145,7 @@ class Router:
         evidence = part.literal[intent.name]
         claimed = part.claimed_by_others(intent.name)
         slots = self.slots.extract(a, start, end, intent, best)
+        self.device_sets.refine(a, start, end, intent, slots)
         topic = slots.fills.get("topic")
         all_topic = set(topic.tokens) if topic else set()
         # a word another intent's phrase claims is not part of a topic, unless the

@@ -1,0 +1,378 @@
+"""Which devices a question is about: by device class, by area, and as a set.
+
+"is CO detected", "what's the humidity in the bedroom", "is the phone battery
+low": the words of a device class (`intents/en/device_classes.yaml`) name the
+entities of that class, narrowed by the area and by the other words of the
+request that are words of their names. "how many lights are on", "are any
+windows open", "is anything on": a set question's device slot lists every
+device asked about (the answer counts or lists those in the state); ambiguity
+is no problem there, it is the set. This runs after slot extraction, for
+intents that only read (`QuestionFrame.acts` is false).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mnemolis.config import Config, IntentSpec
+from mnemolis.config.questions import CLASS_DOMAINS, DeviceClass
+from mnemolis.devices import Device
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.slots import SlotFill, SlotResult
+from mnemolis.understand.text import TextPipeline, Token
+
+
+@dataclass(frozen=True)
+class ClassHit:
+    """Words of a device class found in the request."""
+
+    device_class: DeviceClass
+    start: int
+    end: int
+
+
+@dataclass
+class _Wanted:
+    """What one part asks about, gathered once."""
+
+    start: int
+    end: int
+    is_set: bool
+    room: str | None
+    named: bool  # a device was named by its own name
+
+
+def start_end(hit: NameHit, wanted: _Wanted) -> bool:
+    return wanted.start <= hit.start and hit.end <= wanted.end
+
+
+def _longer(hit: ClassHit, noun: NameHit) -> bool:
+    """The class phrase holds the type noun and more words ("smoke detector")."""
+    inside = hit.start <= noun.start and noun.end <= hit.end
+    return inside and hit.end - hit.start > noun.end - noun.start
+
+
+def _same(hit: ClassHit, noun: NameHit) -> bool:
+    return hit.start == noun.start and hit.end == noun.end
+
+
+def _norm(lower: str, lemma: str) -> str:
+    """A word as class words are matched: its lemma when it is a plural ("windows"),
+    else as written, so a verb ("powered", "opening") never names a class."""
+    return lemma if lower != lemma and lower.endswith("s") else lower
+
+
+def _word_form(token: Token) -> str:
+    return _norm(token.lower, token.lemma)
+
+
+def _class_forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
+    return [tuple(_norm(w, text.lemma(w)) for w in text.words(word)) for word in words]
+
+
+def _lemma_forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
+    return [tuple(text.lemmas(w)) for w in words if w.strip()]
+
+
+class DeviceSets:
+    """Fills the device (and state, quantifier) slots of a reading question."""
+
+    def __init__(self, config: Config, text: TextPipeline, names: NameIndex) -> None:
+        self.config = config
+        self.names = names
+        self.classes = config.device_classes.classes
+        self.set_intents = set(config.questions.set_intents)
+        self.read_actions = set(config.questions.read_actions) or {"state"}
+        self.quiet = config.language.stop_words | config.language.filler_words
+        self.generic = _lemma_forms(config.questions.generic_nouns, text)
+        # lemma sequence -> the classes it names; longest forms first when matching
+        self.words: dict[tuple[str, ...], list[DeviceClass]] = {}
+        self.states: dict[str, dict[tuple[str, ...], str]] = {}
+        for dc in self.classes:
+            for form in _class_forms(dc.words, text):
+                self.words.setdefault(form, []).append(dc)
+            table = self.states.setdefault(f"{dc.domain}:{dc.name}", {})
+            for value, words in (("on", dc.on), ("off", dc.off)):
+                for form in _lemma_forms(words, text):
+                    table.setdefault(form, value)
+        self.longest = max((len(f) for f in self.words), default=0)
+
+    # ------------------------------------------------------------------ matching
+
+    def class_hits(self, tokens: Sequence[Token], start: int, end: int) -> list[ClassHit]:
+        """Every device-class word in tokens[start:end], longest first, no overlaps."""
+        hits: list[ClassHit] = []
+        taken: set[int] = set()
+        for size in range(min(self.longest, end - start), 0, -1):
+            for s in range(start, end - size + 1):
+                span = range(s, s + size)
+                if any(i in taken for i in span):
+                    continue
+                found = self.words.get(tuple(_word_form(tokens[i]) for i in span))
+                if found:
+                    hits.extend(ClassHit(dc, s, s + size) for dc in found)
+                    taken.update(span)
+        return hits
+
+    def _generic(self, tokens: Sequence[Token], start: int, end: int) -> range | None:
+        for form in sorted(self.generic, key=len, reverse=True):
+            for s in range(start, end - len(form) + 1):
+                if all(
+                    tokens[s + k].lemma == w or tokens[s + k].lower == w for k, w in enumerate(form)
+                ):
+                    return range(s, s + len(form))
+        return None
+
+    # ------------------------------------------------------------------ entry
+
+    def reads(self, intent: IntentSpec) -> bool:
+        return (
+            intent.source == "mqtt"
+            and intent.action in self.read_actions
+            and "device" in intent.slots
+        )
+
+    def refine(
+        self, a: Analysis, start: int, end: int, intent: IntentSpec, out: SlotResult
+    ) -> None:
+        """Choose the devices of a reading question by class, area and set."""
+        if not self.reads(intent):
+            return
+        device = out.fills.get("device")
+        named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
+        room_fill = out.fills.get("room")
+        wanted = _Wanted(
+            start,
+            end,
+            is_set=intent.name in self.set_intents or "quantifier" in out.fills,
+            room=room_fill.value if room_fill is not None else None,
+            named=named,
+        )
+        hits = self.class_hits(a.tokens, start, end)
+        if named:
+            hits = [h for h in hits if not self._inside_name(h, device)]
+        state = out.fills.get("state")
+        if state is not None:
+            # "is the door locked": a door sensor is never locked; the lock is meant
+            hits = [h for h in hits if self._can_be(h.device_class, str(state.value))]
+        nouns = [h for h in a.names if h.kind == "noun" and start <= h.start and h.end <= end]
+        by_noun = (device is not None and device.how in ("noun", "all")) or (
+            device is None and bool(out.options)
+        )
+        if by_noun:
+            # a type word means devices of that type ("are the lights on", not a light
+            # sensor), unless a class phrase says more ("is the smoke detector on")
+            if any(_longer(h, n) for h in hits for n in nouns):
+                by_noun = False
+            else:
+                hits = [h for h in hits if not any(_same(h, n) for n in nouns)]
+        if hits and not named:
+            if self._by_class(a, intent, hits, wanted, out):
+                return
+            generic = self._generic(a.tokens, start, end) is not None
+            if not by_noun and not (wanted.is_set and generic):
+                # "is occupancy detected in the kitchen" with no such sensor there: never
+                # another device of the room (or of no room) instead
+                self._none_of(hits, out)
+                return
+            # "is the garage open", "is the door locked": a type noun named them
+        if wanted.is_set and not named:
+            self._as_set(a, intent, wanted, out)
+
+    def _can_be(self, dc: DeviceClass, state: str) -> bool:
+        """Whether an entity of the class can be in ``state`` (a sensor is in none)."""
+        if dc.domain != "binary_sensor":
+            return False
+        table = self.states.get(f"{dc.domain}:{dc.name}") or {}
+        return state in ("on", "off") or (state,) in table
+
+    @staticmethod
+    def _none_of(hits: list[ClassHit], out: SlotResult) -> None:
+        """No device of the class asked about: say which class, choose none."""
+        out.fills.pop("device", None)
+        out.options = []
+        out.wrong_type = False
+        first = min(hits, key=lambda h: (h.start, h.device_class.name))
+        out.fills["device_class"] = SlotFill(
+            "device_class", first.device_class.name, first.start, first.end, "class"
+        )
+
+    @staticmethod
+    def _inside_name(hit: ClassHit, device: SlotFill | None) -> bool:
+        return device is not None and device.start <= hit.start and hit.end <= device.end
+
+    # ------------------------------------------------------------------ by class
+
+    def _members(self, dc: DeviceClass, also: bool) -> list[Device]:
+        """The entities of the class, or (``also``) the others that answer for it."""
+        out = []
+        for d in self.names.devices.values():
+            if d.refused is not None:
+                continue
+            if not also:
+                unit = d.unit.lower() if d.unit else None
+                if d.type == dc.domain and (
+                    dc.covers(d.device_class)
+                    or (dc.domain == "sensor" and d.device_class is None and unit in dc.units)
+                ):
+                    out.append(d)
+                continue
+            for other in dc.also:
+                kind, _, cls = other.partition(":")
+                if d.type == kind and (not cls or d.device_class == cls):
+                    out.append(d)
+        return out
+
+    def _state_word(
+        self, a: Analysis, dc: DeviceClass, start: int, end: int, skip: set[int]
+    ) -> str | None:
+        table = self.states.get(f"{dc.domain}:{dc.name}") or {}
+        toks = a.tokens
+        for size in (3, 2, 1):
+            for s in range(start, end - size + 1):
+                if any(i in skip for i in range(s, s + size)):
+                    continue
+                form = tuple(toks[i].lemma for i in range(s, s + size))
+                value = table.get(form) or table.get(
+                    tuple(toks[i].lower for i in range(s, s + size))
+                )
+                if value is not None:
+                    return value
+        return None
+
+    def _by_class(
+        self,
+        a: Analysis,
+        intent: IntentSpec,
+        hits: list[ClassHit],
+        wanted: _Wanted,
+        out: SlotResult,
+    ) -> bool:
+        class_tokens = {i for h in hits for i in range(h.start, h.end)}
+        binary = [h for h in hits if h.device_class.domain == "binary_sensor"]
+        sensor = [h for h in hits if h.device_class.domain == "sensor"]
+        stated = [
+            h
+            for h in binary
+            if self._state_word(a, h.device_class, wanted.start, wanted.end, set()) is not None
+        ]
+        # a set or a state word ("low", "detected") asks a binary sensor; "what is" a sensor
+        asks_binary = wanted.is_set or bool(stated) or "state" in out.fills
+        order = [stated or binary, sensor] if asks_binary else [sensor, binary]
+        tried = [(group, also) for group in order for also in (False, True)]
+        for group, also in tried:
+            found = [d for h in group for d in self._members(h.device_class, also)]
+            members = self._narrow(a, found, wanted, class_tokens, out)
+            if not members:
+                continue
+            for h in hits:
+                out.covered.update(range(h.start, h.end))
+            span = (min(h.start for h in group), max(h.end for h in group))
+            self._fill(members, span, wanted, "class", out, binary=group is not sensor)
+            if group is not sensor and "state" in intent.slots and "state" not in out.fills:
+                for h in group:
+                    value = self._state_word(a, h.device_class, wanted.start, wanted.end, set())
+                    if value is not None:
+                        out.fills["state"] = SlotFill("state", value, -1, -1, "class")
+                        break
+            return True
+        return False
+
+    def _narrow(
+        self, a: Analysis, members: list[Device], wanted: _Wanted, skip: set[int], out: SlotResult
+    ) -> list[Device]:
+        """Only the area's devices, then those whose names share the most other words."""
+        unique = list({d.id: d for d in members}.values())
+        if wanted.room is not None:
+            unique = [d for d in unique if d.room == wanted.room]
+        room = out.fills.get("room")
+        taken = set(skip) | (set(room.tokens) if room is not None else set())
+        words = {
+            a.tokens[i].lemma
+            for i in range(wanted.start, wanted.end)
+            if i not in taken and not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet
+        }
+        if not words or len(unique) < 2:
+            return unique
+
+        def overlap(d: Device) -> int:
+            return max(len(words & set(form.split())) for form in d.names)
+
+        best = max(overlap(d) for d in unique)
+        return [d for d in unique if overlap(d) == best] if best else unique
+
+    def _fill(
+        self,
+        members: list[Device],
+        span: tuple[int, int],
+        wanted: _Wanted,
+        how: str,
+        out: SlotResult,
+        binary: bool,
+    ) -> None:
+        out.options = []
+        out.wrong_type = False
+        if len(members) == 1:
+            out.fills["device"] = SlotFill("device", members[0].name, span[0], span[1], how)
+        elif wanted.is_set or binary:
+            # a reading of several binary sensors answers for all of them: "is there a leak"
+            names = sorted(d.name for d in members)
+            out.fills["device"] = SlotFill("device", names, span[0], span[1], how)
+        else:
+            out.fills.pop("device", None)
+            out.options = sorted(d.name for d in members)
+        out.covered.update(range(span[0], span[1]))
+
+    # ------------------------------------------------------------------ sets
+
+    def _types(self, state: str | None) -> set[str]:
+        """The device types that can be in ``state`` (devices.yaml's ``states``)."""
+        if state is None:
+            return set()
+        return {t for t, known in self.config.device_states.items() if state in known}
+
+    def _as_set(self, a: Analysis, intent: IntentSpec, wanted: _Wanted, out: SlotResult) -> None:
+        """ "are any lights on": the ambiguous ones are the set; "is anything on": every
+        device that can be in the state asked about."""
+        state = out.fills.get("state")
+        device = out.fills.get("device")
+        nouns = [h for h in a.names if h.kind == "noun" and start_end(h, wanted)]
+        if nouns and (device is None or device.how in ("noun", "all")):
+            # "is any light on": every device of the type, not those named like it
+            types = self._types(state.value if state is not None else None)
+            members = self.names.devices_for_noun(nouns[-1].key, types or None, every=True)
+            if wanted.room is not None:
+                members = [d for d in members if d.room == wanted.room]
+            if members:
+                span = (nouns[-1].start, nouns[-1].end)
+                out.fills["device"] = SlotFill(
+                    "device", sorted(d.name for d in members), *span, "all"
+                )
+                out.options = []
+                return
+        if out.options and device is None:
+            out.fills["device"] = SlotFill("device", sorted(out.options), -1, -1, "all")
+            out.options = []
+            return
+        generic = self._generic(a.tokens, wanted.start, wanted.end)
+        if generic is None and device is not None:
+            return
+        if state is None:
+            return
+        types = self._types(state.value)
+        members = [
+            d
+            for d in self.names.devices.values()
+            if d.type in types and d.type not in CLASS_DOMAINS and d.refused is None
+        ]
+        if wanted.room is not None:
+            members = [d for d in members if d.room == wanted.room]
+        if not members:
+            return
+        span = (generic.start, generic.stop) if generic is not None else (-1, -1)
+        out.wrong_type = False
+        out.fills["device"] = SlotFill("device", sorted(d.name for d in members), *span, "all")
+        if generic is not None:
+            out.covered.update(generic)
