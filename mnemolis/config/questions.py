@@ -57,7 +57,8 @@ class DeviceClass:
 class DeviceClasses:
     """Every device class people ask by, and the intent their phrases route to."""
 
-    intent: str | None = None
+    intent: str | None = None  # class words ("humidity", "leak") are phrases of it
+    state_intent: str | None = None  # "is ... <state word>" ("is ... wet") are phrases of it
     classes: list[DeviceClass] = field(default_factory=list)
 
     def of(self, domain: str) -> dict[str, DeviceClass]:
@@ -82,13 +83,13 @@ def load_device_classes(data: Any, at: At, into: DeviceClasses, problems: Proble
     data = as_mapping(data, at, "device_classes")
     for key, value in data.items():
         with problems.each():
-            if key == "intent":
-                into.intent = as_text(value, at / key, "device_classes.intent")
+            if key in ("intent", "state_intent"):
+                setattr(into, key, as_text(value, at / key, f"device_classes.{key}"))
                 continue
             if key not in CLASS_DOMAINS:
                 raise (at / key).error(
                     f"device_classes: unknown key {key!r} "
-                    f"(expected intent or one of {', '.join(CLASS_DOMAINS)})"
+                    f"(expected intent, state_intent or one of {', '.join(CLASS_DOMAINS)})"
                 )
             table = as_mapping(value, at / key, f"device_classes.{key}")
             for name, raw in table.items():
@@ -119,9 +120,11 @@ def _device_class(domain: str, name: str, raw: Any, at: At) -> DeviceClass:
 
 
 def check_intent(classes: DeviceClasses, intents: dict[str, Any], at: At) -> None:
-    """The intent the class phrases route to must exist."""
-    if classes.intent is not None and classes.intent not in intents:
-        raise at.error(f"device_classes.intent: no intent {classes.intent!r}")
+    """The intents the class phrases route to must exist."""
+    for key in ("intent", "state_intent"):
+        name = getattr(classes, key)
+        if name is not None and name not in intents:
+            raise (at / key).error(f"device_classes.{key}: no intent {name!r}")
 
 
 def read_questions(
@@ -142,13 +145,27 @@ def read_questions(
                 load_device_classes(
                     data["device_classes"], at / "device_classes", classes, problems
                 )
-                check_intent(classes, intents, at / "device_classes" / "intent")
+                check_intent(classes, intents, at / "device_classes")
     spec = intents.get(classes.intent) if classes.intent else None
     if spec is not None:
-        have = {p.text for p in spec.phrases}
-        for device_class in classes.classes:
-            for phrase in device_class.phrases:
-                if phrase not in have:
-                    have.add(phrase)
-                    spec.phrases.append(Phrase(phrase))
+        _add(spec, [p for dc in classes.classes for p in dc.phrases], 1.0, Phrase)
+    spec = intents.get(classes.state_intent) if classes.state_intent else None
+    if spec is not None:
+        # a word that names a class ("motion", "cold") is a reading's phrase already
+        named = {w for dc in classes.classes for w in dc.words}
+        words = [
+            w
+            for dc in classes.classes
+            for w in (*dc.on, *dc.off)
+            if " " not in w and w not in named
+        ]
+        _add(spec, [f"{verb} ... {w}" for w in words for verb in ("is", "are")], 0.75, Phrase)
     return questions, classes
+
+
+def _add(spec: Any, phrases: list[str], weight: float, phrase: Any) -> None:
+    have = {p.text for p in spec.phrases}
+    for text in phrases:
+        if text not in have:
+            have.add(text)
+            spec.phrases.append(phrase(text, weight))

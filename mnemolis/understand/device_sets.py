@@ -142,6 +142,9 @@ class DeviceSets:
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
+        nouns = [h for h in a.names if h.kind == "noun" and start <= h.start and h.end <= end]
+        if named and device is not None and self._named_like_type(a, device, nouns, out):
+            named, device = False, out.fills.get("device")
         room_fill = out.fills.get("room")
         wanted = _Wanted(
             start,
@@ -157,7 +160,6 @@ class DeviceSets:
         if state is not None:
             # "is the door locked": a door sensor is never locked; the lock is meant
             hits = [h for h in hits if self._can_be(h.device_class, str(state.value))]
-        nouns = [h for h in a.names if h.kind == "noun" and start <= h.start and h.end <= end]
         by_noun = (device is not None and device.how in ("noun", "all")) or (
             device is None and bool(out.options)
         )
@@ -180,6 +182,37 @@ class DeviceSets:
             # "is the garage open", "is the door locked": a type noun named them
         if wanted.is_set and not named:
             self._as_set(a, intent, wanted, out)
+
+    def _named_like_type(
+        self, a: Analysis, device: SlotFill, nouns: list[NameHit], out: SlotResult
+    ) -> bool:
+        """A binary sensor called "light" is not what "the lights" means: a name that is
+        only a type word gives way to the devices of that type."""
+        noun = next((n for n in nouns if (n.start, n.end) == (device.start, device.end)), None)
+        if noun is None:
+            return False
+        typed = self.names.devices_for_noun(noun.key, None, every=True)
+        if any(d.name == device.value for d in typed):
+            return False
+        state = out.fills.get("state")
+        types = self._types(str(state.value) if state is not None else None)
+        members = [d for d in typed if not types or d.type in types]
+        room = out.fills.get("room")
+        if room is not None:
+            members = [d for d in members if d.room == room.value]
+        if not members:
+            return False
+        last = a.tokens[noun.end - 1]
+        plural = last.lower != last.lemma and last.lower.endswith("s")
+        out.fills.pop("device", None)
+        if len(members) == 1:
+            out.fills["device"] = SlotFill("device", members[0].name, noun.start, noun.end, "noun")
+        elif plural:
+            names = sorted(d.name for d in members)
+            out.fills["device"] = SlotFill("device", names, noun.start, noun.end, "all")
+        else:
+            out.options = sorted(d.name for d in members)
+        return True
 
     def _can_be(self, dc: DeviceClass, state: str) -> bool:
         """Whether an entity of the class can be in ``state`` (a sensor is in none)."""
@@ -225,21 +258,18 @@ class DeviceSets:
                     out.append(d)
         return out
 
-    def _state_word(
-        self, a: Analysis, dc: DeviceClass, start: int, end: int, skip: set[int]
-    ) -> str | None:
+    def _state_word(self, a: Analysis, dc: DeviceClass, start: int, end: int) -> SlotFill | None:
+        """A binary sensor's state in the words of its class ("low", "going off")."""
         table = self.states.get(f"{dc.domain}:{dc.name}") or {}
         toks = a.tokens
         for size in (3, 2, 1):
             for s in range(start, end - size + 1):
-                if any(i in skip for i in range(s, s + size)):
-                    continue
-                form = tuple(toks[i].lemma for i in range(s, s + size))
-                value = table.get(form) or table.get(
-                    tuple(toks[i].lower for i in range(s, s + size))
+                span = range(s, s + size)
+                value = table.get(tuple(toks[i].lemma for i in span)) or table.get(
+                    tuple(toks[i].lower for i in span)
                 )
                 if value is not None:
-                    return value
+                    return SlotFill("state", value, s, s + size, "class")
         return None
 
     def _by_class(
@@ -256,7 +286,7 @@ class DeviceSets:
         stated = [
             h
             for h in binary
-            if self._state_word(a, h.device_class, wanted.start, wanted.end, set()) is not None
+            if self._state_word(a, h.device_class, wanted.start, wanted.end) is not None
         ]
         # a set or a state word ("low", "detected") asks a binary sensor; "what is" a sensor
         asks_binary = wanted.is_set or bool(stated) or "state" in out.fills
@@ -271,14 +301,30 @@ class DeviceSets:
                 out.covered.update(range(h.start, h.end))
             span = (min(h.start for h in group), max(h.end for h in group))
             self._fill(members, span, wanted, "class", out, binary=group is not sensor)
-            if group is not sensor and "state" in intent.slots and "state" not in out.fills:
-                for h in group:
-                    value = self._state_word(a, h.device_class, wanted.start, wanted.end, set())
-                    if value is not None:
-                        out.fills["state"] = SlotFill("state", value, -1, -1, "class")
-                        break
+            if group is not sensor and "state" in intent.slots:
+                self._class_state(a, group, wanted, out)
             return True
         return False
+
+    def _class_state(
+        self, a: Analysis, group: list[ClassHit], wanted: _Wanted, out: SlotResult
+    ) -> None:
+        """The state in the class's words, unless the state slot said it with more
+        words: "is the smoke detector going off" is on, not "off"."""
+        said = out.fills.get("state")
+        for h in group:
+            fill = self._state_word(a, h.device_class, wanted.start, wanted.end)
+            if fill is None:
+                continue
+            longer = said is not None and (
+                fill.start <= said.start
+                and said.end <= fill.end
+                and fill.end - fill.start > said.end - said.start
+            )
+            if said is None or longer:
+                out.fills["state"] = fill
+                out.covered.update(fill.tokens)
+            return
 
     def _narrow(
         self, a: Analysis, members: list[Device], wanted: _Wanted, skip: set[int], out: SlotResult
