@@ -92,12 +92,18 @@ class DeviceSets:
         self.states: dict[str, dict[tuple[str, ...], str]] = {}
         for dc in self.classes:
             for form in _class_forms(dc.words, text):
-                self.words.setdefault(form, []).append(dc)
+                found = self.words.setdefault(form, [])
+                if dc not in found:
+                    found.append(dc)
             table = self.states.setdefault(f"{dc.domain}:{dc.name}", {})
             for value, words in (("on", dc.on), ("off", dc.off)):
                 for form in _lemma_forms(words, text):
                     table.setdefault(form, value)
         self.longest = max((len(f) for f in self.words), default=0)
+        # the words that name a device type ("lights", "doors"), as the name index keys them
+        self.type_nouns = {
+            " ".join(text.lemmas(noun)) for nouns in config.device_nouns.values() for noun in nouns
+        }
 
     # ------------------------------------------------------------------ matching
 
@@ -142,7 +148,11 @@ class DeviceSets:
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
-        nouns = [h for h in a.names if h.kind == "noun" and start <= h.start and h.end <= end]
+        nouns = [
+            h
+            for h in a.names
+            if h.kind == "noun" and h.key in self.type_nouns and start <= h.start and h.end <= end
+        ]
         if named and device is not None and self._named_like_type(a, device, nouns, out):
             named, device = False, out.fills.get("device")
         room_fill = out.fills.get("room")
