@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.config.problems import Problems
-from mnemolis.config.yaml_at import At, as_mapping, as_text, lower_words
+from mnemolis.config.yaml_at import At, ConfigError, as_mapping, as_text, lower_words
 
 #: The domains whose entities carry a Home Assistant device class people ask by.
 CLASS_DOMAINS = ("binary_sensor", "sensor")
@@ -30,6 +30,9 @@ class QuestionWords:
     generic_nouns: list[str] = field(default_factory=list)  # "anything", "devices"
     set_intents: list[str] = field(default_factory=list)  # the device slot lists the set
     read_actions: list[str] = field(default_factory=list)  # actions that change nothing
+    #: phrases that need no device because they mean every device the intent acts on
+    #: ("lock up": every lock), by intent
+    every_device: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,6 +73,12 @@ def load_questions(data: Any, at: At, into: QuestionWords) -> None:
     data = as_mapping(data, at, "questions")
     known = set(QuestionWords.__dataclass_fields__)
     for key, value in data.items():
+        if key == "every_device":
+            table = as_mapping(value, at / key, "questions.every_device")
+            for intent, phrases in table.items():
+                words = lower_words(phrases, at / key / intent, f"every_device.{intent}")
+                into.every_device.setdefault(str(intent), []).extend(words)
+            continue
         if key not in known:
             raise (at / key).error(
                 f"questions: unknown key {key!r} (expected one of {', '.join(sorted(known))})"
@@ -146,6 +155,15 @@ def read_questions(
                     data["device_classes"], at / "device_classes", classes, problems
                 )
                 check_intent(classes, intents, at / "device_classes")
+    for intent in questions.every_device:
+        if intent not in intents:
+            problems.add(
+                ConfigError(
+                    str(docs[-1][0].path) if docs else "",
+                    None,
+                    f"questions.every_device: no intent {intent!r}",
+                )
+            )
     spec = intents.get(classes.intent) if classes.intent else None
     if spec is not None:
         _add(spec, [p for dc in classes.classes for p in dc.phrases], 1.0, Phrase)

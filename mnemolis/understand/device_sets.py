@@ -87,6 +87,10 @@ class DeviceSets:
         self.read_actions = set(config.questions.read_actions) or {"state"}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.generic = _lemma_forms(config.questions.generic_nouns, text)
+        self.every = {
+            intent: sorted({tuple(text.words(p)) for p in phrases}, key=len, reverse=True)
+            for intent, phrases in config.questions.every_device.items()
+        }
         # lemma sequence -> the classes it names; longest forms first when matching
         self.words: dict[tuple[str, ...], list[DeviceClass]] = {}
         self.states: dict[str, dict[tuple[str, ...], str]] = {}
@@ -145,6 +149,7 @@ class DeviceSets:
     ) -> None:
         """Choose the devices of a reading question by class, area and set."""
         if not self.reads(intent):
+            self._every(a, start, end, intent, out)
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
@@ -192,6 +197,63 @@ class DeviceSets:
             # "is the garage open", "is the door locked": a type noun named them
         if wanted.is_set and not named:
             self._as_set(a, intent, wanted, out)
+
+    # ------------------------------------------------------------------ every device
+
+    def every_phrase(self, a: Analysis, start: int, end: int, intent: str) -> range | None:
+        """Where a phrase meaning every device of ``intent`` ("lock up") makes up the
+        whole of tokens[start:end] but for quiet words and a room."""
+        toks = a.tokens
+        for form in self.every.get(intent, []):
+            for s in range(start, end - len(form) + 1):
+                if all(toks[s + k].lower == w for k, w in enumerate(form)):
+                    return range(s, s + len(form))
+        return None
+
+    def is_every(self, a: Analysis, start: int, end: int) -> bool:
+        """True when the tokens are only an every-device phrase ("lock up"): a request
+        of its own, never the verb of the next part."""
+        for intent in self.every:
+            found = self.every_phrase(a, start, end, intent)
+            if found is not None and not self._rest(a, start, end, set(found)):
+                return True
+        return False
+
+    def _rest(self, a: Analysis, start: int, end: int, covered: set[int]) -> list[int]:
+        rooms = {i for h in a.names if h.kind == "room" for i in range(h.start, h.end)}
+        return [
+            i
+            for i in range(start, end)
+            if i not in covered
+            and i not in rooms
+            and not a.tokens[i].is_punct
+            and a.tokens[i].lower not in self.quiet
+        ]
+
+    def _every(
+        self, a: Analysis, start: int, end: int, intent: IntentSpec, out: SlotResult
+    ) -> None:
+        if "device" in out.fills or "device" not in intent.slots:
+            return  # (options are no question here: "lock" in "lock up" is the verb)
+        found = self.every_phrase(a, start, end, intent.name)
+        if found is None or self._rest(a, start, end, set(found)):
+            return
+        members = [
+            d
+            for d in self.names.devices.values()
+            if d.type in intent.device_types and intent.action and d.can(intent.action)
+        ]
+        room = out.fills.get("room")
+        if room is not None:
+            members = [d for d in members if d.room == room.value]
+        if not members:
+            return
+        names = sorted(d.name for d in members)
+        value: str | list[str] = names[0] if len(names) == 1 else names
+        out.fills["device"] = SlotFill("device", value, found.start, found.stop, "every")
+        out.covered.update(found)
+        out.implied = False
+        out.options = []
 
     def _named_like_type(
         self, a: Analysis, device: SlotFill, nouns: list[NameHit], out: SlotResult
