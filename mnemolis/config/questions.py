@@ -169,15 +169,15 @@ def read_questions(
         _add(spec, [p for dc in classes.classes for p in dc.phrases], 1.0, Phrase)
     spec = intents.get(classes.state_intent) if classes.state_intent else None
     if spec is not None:
-        # a word that names a class ("motion", "cold") is a reading's phrase already
-        named = {w for dc in classes.classes for w in dc.words}
+        # a class's own phrase ("motion", "leak") routes to the reading already
+        named = {w for dc in classes.classes for w in dc.phrases}
         words = [
             w
             for dc in classes.classes
             for w in (*dc.on, *dc.off)
             if " " not in w and w not in named
         ]
-        _add(spec, [f"{verb} ... {w}" for w in words for verb in ("is", "are")], 0.75, Phrase)
+        _add(spec, [f"{verb} ... {w}" for w in words for verb in ("is", "are")], 0.9, Phrase)
     return questions, classes
 
 

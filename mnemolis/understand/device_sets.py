@@ -104,6 +104,8 @@ class DeviceSets:
                 for form in _lemma_forms(words, text):
                     table.setdefault(form, value)
         self.longest = max((len(f) for f in self.words), default=0)
+        state_slot = config.slots.get("state")
+        self.state_forms = dict(state_slot.values) if state_slot is not None else {}
         # the words that name a device type ("lights", "doors"), as the name index keys them
         self.type_nouns = {
             " ".join(text.lemmas(noun)) for nouns in config.device_nouns.values() for noun in nouns
@@ -175,8 +177,10 @@ class DeviceSets:
         if state is not None:
             # "is the door locked": a door sensor is never locked; the lock is meant
             hits = [h for h in hits if self._can_be(h.device_class, str(state.value))]
-        by_noun = (device is not None and device.how in ("noun", "all")) or (
-            device is None and bool(out.options)
+        # a type word ("doors", "lights") named them, not the last word of some names
+        by_noun = bool(nouns) and (
+            (device is not None and device.how in ("noun", "all"))
+            or (device is None and bool(out.options))
         )
         if by_noun:
             # a type word means devices of that type ("are the lights on", not a light
@@ -197,6 +201,19 @@ class DeviceSets:
             # "is the garage open", "is the door locked": a type noun named them
         if wanted.is_set and not named:
             self._as_set(a, intent, wanted, out)
+        elif named and device is not None and "state" in intent.slots:
+            self._named_state(a, device, wanted, out)
+
+    def _named_state(self, a: Analysis, device: SlotFill, wanted: _Wanted, out: SlotResult) -> None:
+        """ "is the phone battery low": a named binary sensor's state in its class's words."""
+        found = [d for d in self.names.devices.values() if d.name == device.value]
+        if len(found) != 1 or found[0].type != "binary_sensor":
+            return
+        classes = [c for c in self.classes if c.domain == "binary_sensor"]
+        dc = next((c for c in classes if c.covers(found[0].device_class)), None)
+        if dc is not None:
+            hit = ClassHit(dc, device.start, device.end)
+            self._class_state(a, [hit], wanted, out)
 
     # ------------------------------------------------------------------ every device
 
@@ -341,6 +358,10 @@ class DeviceSets:
                     tuple(toks[i].lower for i in span)
                 )
                 if value is not None:
+                    # a word the state slot knows keeps its value ("open"); the class's
+                    # own words are on or off ("low", "detected", "going off")
+                    spoken = " ".join(toks[i].lower for i in span)
+                    value = self.state_forms.get(spoken, value)
                     return SlotFill("state", value, s, s + size, "class")
         return None
 
@@ -470,12 +491,12 @@ class DeviceSets:
                 )
                 out.options = []
                 return
-        if out.options and device is None:
+        generic = self._generic(a.tokens, wanted.start, wanted.end)
+        if out.options and device is None and generic is None:
             out.fills["device"] = SlotFill("device", sorted(out.options), -1, -1, "all")
             out.options = []
             return
-        generic = self._generic(a.tokens, wanted.start, wanted.end)
-        if generic is None and device is not None:
+        if generic is None and (device is not None or out.options):
             return
         if state is None:
             return
@@ -491,6 +512,7 @@ class DeviceSets:
             return
         span = (generic.start, generic.stop) if generic is not None else (-1, -1)
         out.wrong_type = False
+        out.options = []
         out.fills["device"] = SlotFill("device", sorted(d.name for d in members), *span, "all")
         if generic is not None:
             out.covered.update(generic)
