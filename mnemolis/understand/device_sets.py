@@ -155,10 +155,15 @@ class DeviceSets:
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
+        rooms = {(h.start, h.end) for h in a.names if h.kind == "room"}
         nouns = [
             h
             for h in a.names
-            if h.kind == "noun" and h.key in self.type_nouns and start <= h.start and h.end <= end
+            if h.kind == "noun"
+            and h.key in self.type_nouns
+            and start <= h.start
+            and h.end <= end
+            and (h.start, h.end) not in rooms  # "the garage" is the room here
         ]
         if named and device is not None and self._named_like_type(a, device, nouns, out):
             named, device = False, out.fills.get("device")
@@ -170,7 +175,7 @@ class DeviceSets:
             room=room_fill.value if room_fill is not None else None,
             named=named,
         )
-        hits = self.class_hits(a.tokens, start, end)
+        hits = [h for h in self.class_hits(a.tokens, start, end) if (h.start, h.end) not in rooms]
         if named:
             hits = [h for h in hits if not self._inside_name(h, device)]
         state = out.fills.get("state")
