@@ -48,8 +48,28 @@ Formats (``--format``, or detected from the first row)
   - ``conditional``: true or false, whether the plan must hold a conditional.
   - ``fold``: an integer, for ``--folds`` and ``--holdout``; ``note``: free text.
 
+  - An intent must exist in the config unless ``--allow-undefined-intents``:
+    then a row may expect an intent still to be written; the report lists
+    such intents with their counts, and their parts are scored as wrong.
+  - ``entities``: the exact set of device ids the part acts on or asks
+    about (a list for a one-part row, one list per part otherwise; ``[]``:
+    none, a "which one" question or a decline); ``values``: the value slots
+    it must carry (``{"brightness": 50}``, ``{"state": "on", "quantifier":
+    "any"}``), a mapping or one per part; ``room``: the area the request is
+    spoken in, passed to understanding as its origin.
+
   Scored: source macro-F1, intent accuracy, slot accuracy (per expected
-  slot), conditional detection, and split exact match.
+  slot), conditional detection, and split exact match; with ``entities`` or
+  ``values``, entity accuracy, value accuracy and "fully right" (see
+  `mnemolis.evaluation.entities`).
+
+The home
+--------
+Device ids are the registry's: the configuration's YAML devices plus the
+retained discovery configs of ``--discovery FILE``, or of ``discovery.jsonl``
+in the configuration directory (``--config tests/data/big_home``), read
+through the MQTT source's own parsers without a broker
+(`mnemolis.evaluation.discovered`).
 
 Comparing parts
 ---------------
@@ -73,16 +93,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import inspect
 import json
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemolis.config import Config, load_config
-from mnemolis.evaluation.compare import RowResult, RowScorer
+from mnemolis.evaluation.compare import IdsOf, RowResult, RowScorer
 from mnemolis.evaluation.datasets import (
     FORMATS,
     DataError,
@@ -91,8 +110,10 @@ from mnemolis.evaluation.datasets import (
     load_edge_words,
     read_datasets,
 )
+from mnemolis.evaluation.entities import entity_ids, unknown_ids
 from mnemolis.evaluation.floors import FLOORS, check_floors
 from mnemolis.evaluation.metrics import PartKeyer
+from mnemolis.evaluation.output import dump_row, jsonable, write_file
 from mnemolis.evaluation.report import (
     SliceSummary,
     mistake_lines,
@@ -103,6 +124,7 @@ from mnemolis.evaluation.report import (
 )
 
 if TYPE_CHECKING:  # spaCy loads when the command runs, not when `mnemolis --help` builds its parser
+    from mnemolis.devices import DeviceRegistry
     from mnemolis.understand import Understander
 
 EXIT_OK = 0
@@ -155,6 +177,18 @@ def add_eval_parser(sub: Any) -> None:
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--format", choices=FORMATS, help="default: detected from the first row")
     p.add_argument("--mapping", help="YAML mapping dataset labels to sources (hwu64, mixsnips)")
+    p.add_argument(
+        "--discovery",
+        metavar="FILE",
+        help="retained discovery configs (JSON lines: topic, payload) to load into the home; "
+        "default: discovery.jsonl in the configuration directory",
+    )
+    p.add_argument(
+        "--allow-undefined-intents",
+        action="store_true",
+        help="keep rows expecting intents the config does not define yet (listed in the "
+        "report, scored as wrong) instead of refusing them",
+    )
     p.add_argument("--json", metavar="PATH", help="write the figures as JSON")
     p.add_argument("--dump", metavar="PATH", help="write every row, expected vs predicted (JSONL)")
     p.add_argument(
@@ -227,14 +261,29 @@ class Progress:
             self.stream.flush()
 
 
+def takes_room(understander: Understander) -> bool:
+    """Whether `Understander.understand` accepts ``room=`` (the request's origin area)."""
+    try:
+        params = inspect.signature(understander.understand).parameters
+    except (TypeError, ValueError):
+        return False
+    return "room" in params
+
+
 def evaluate_rows(
     rows: Sequence[Row],
     understander: Understander,
     keyer: PartKeyer,
     progress: Progress | None = None,
+    ids_of: IdsOf | None = None,
 ) -> list[RowResult]:
-    """Understand every row (timed, no context between rows) and compare."""
-    scorer = RowScorer(keyer)
+    """Understand every row (timed, no context between rows) and compare.
+
+    A row's ``room`` is passed as ``room=`` when understanding takes it; when it
+    does not, the row is understood as if spoken nowhere in particular."""
+    scorer = RowScorer(keyer, ids_of)
+    with_room = takes_room(understander)
+    understand: Callable[..., Any] = understander.understand
     understander.understand(WARM_UP)
     collecting = gc.isenabled()
     results = []
@@ -244,7 +293,10 @@ def evaluate_rows(
         gc.disable()
         try:
             t0 = time.perf_counter()
-            plan = understander.understand(row.text)
+            if with_room and row.room is not None:
+                plan = understand(row.text, room=row.room)
+            else:
+                plan = understander.understand(row.text)
             ms = (time.perf_counter() - t0) * 1000
         finally:
             if collecting:
@@ -274,84 +326,6 @@ def slices(results: list[RowResult], holdout: bool, timing: bool) -> list[SliceS
     return out
 
 
-# --------------------------------------------------------------------------- output
-
-
-def jsonable(obj: Any) -> Any:
-    """Dataclasses to dicts, with the derived rates their properties compute."""
-    if is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: jsonable(getattr(obj, f.name)) for f in fields(obj)}
-        for derived in ("rate", "exact_rate"):
-            if isinstance(getattr(type(obj), derived, None), property):
-                out[derived] = jsonable(getattr(obj, derived))
-        return out
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, float):
-        return round(obj, 6) if math.isfinite(obj) else None
-    return obj
-
-
-def dump_row(r: RowResult, timing: bool) -> dict[str, Any]:
-    row = r.row
-    out: dict[str, Any] = {
-        "file": row.file,
-        "line": row.line,
-        "text": row.text,
-        "fold": row.fold,
-        "expected": {
-            "parts": [p.text for p in row.parts] if row.split_known else None,
-            "labels": [p.label for p in row.parts],
-            "sources": [p.source if p.source_known else "?" for p in row.parts],
-            "intents": [p.intent if p.intent_known else "?" for p in row.parts],
-            "slots": [p.slots for p in row.parts],
-            "conditional": row.conditional,
-        },
-        "predicted": {
-            "parts": [
-                {
-                    "text": p.text,
-                    "role": p.role,
-                    "source": p.source,
-                    "intent": p.intent,
-                    "declined": p.declined,
-                    "slots": p.slots,
-                    "confidence": round(p.confidence, 3),
-                }
-                for p in r.predicted
-            ],
-            "conditional": r.has_conditional,
-            "clarify": r.clarify,
-        },
-        "checks": [
-            {
-                "part": c.index,
-                "source_ok": c.source_ok,
-                "intent_ok": c.intent_ok,
-                "slot_misses": c.slot_misses,
-                "compared_with": c.predicted.text if c.predicted else None,
-            }
-            for c in r.checks
-        ],
-        "split": r.split.kind if r.split else None,
-        "unaligned": r.unaligned,
-        "conditional_ok": r.conditional_ok,
-    }
-    if timing:
-        out["ms"] = round(r.ms, 4)
-    return out
-
-
-def _write(path: str, writer: Callable[[TextIO], object]) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            writer(handle)
-    except OSError as exc:
-        raise DataError(path, None, f"cannot write: {exc.strerror or exc}") from exc
-
-
 def run(
     args: argparse.Namespace,
     understander: Understander | None = None,
@@ -363,18 +337,26 @@ def run(
     err = err or sys.stderr
     try:
         config = understander.config if understander else load_config(args.config)
-        dataset = read_datasets(args.files, config, args.format, args.mapping)
+        allow = bool(getattr(args, "allow_undefined_intents", False))
+        dataset = read_datasets(args.files, config, args.format, args.mapping, allow)
         rows = select_rows(dataset, args)
         if args.holdout and not any((r.fold or 0) % HOLDOUT_EVERY == 0 for r in rows):
             raise DataError(
                 dataset.path, None, f"--holdout: no row is in a fold divisible by {HOLDOUT_EVERY}"
             )
+        from mnemolis.evaluation.discovered import home_registry
         from mnemolis.understand import Understander
 
-        understander = understander or Understander(config)
+        if understander is None:
+            registry, loaded = home_registry(config, getattr(args, "discovery", None))
+            understander = Understander(config, registry)
+        else:
+            registry, loaded = understander.registry, None
+        check_entities_known(rows, registry)
         keyer = make_keyer(config, understander)
         progress = Progress(err, len(rows), args.progress or err.isatty())
-        results = evaluate_rows(rows, understander, keyer, progress)
+        ids_of = entity_ids(registry) if any(r.entity_labelled for r in rows) else None
+        results = evaluate_rows(rows, understander, keyer, progress, ids_of)
         timing = not args.no_timing
         summaries = slices(results, args.holdout, timing)
         floors = check_floors(summaries[0], args)
@@ -383,7 +365,20 @@ def run(
         mapping = dataset.mapping.path if dataset.mapping else None
         head = f"mnemolis eval: {dataset.path} ({dataset.format}, {len(rows)} of "
         head += f"{len(dataset.rows)} rows" + (f", mapping {mapping}" if mapping else "") + ")"
-        lines = [head, ""]
+        lines = [head]
+        if loaded is not None:
+            lines.append(
+                f"home: {len(registry.devices())} devices, {loaded.devices} of them from "
+                f"{loaded.messages} discovery messages in {loaded.path}"
+                + (f" ({len(loaded.refused)} configs refused)" if loaded.refused else "")
+            )
+        undefined = dataset.undefined_intents()
+        if undefined:
+            lines.append(
+                "intents the config does not define (scored as wrong): "
+                + ", ".join(f"{name} ({n})" for name, n in undefined.items())
+            )
+        lines.append("")
         for s in summaries:
             lines += [*slice_lines(s), ""]
         lines += mistake_lines(parts, splits, args.errors, show_file=len(args.files) > 1)
@@ -399,6 +394,7 @@ def run(
                 "mapping": mapping,
                 "rows": len(rows),
                 "rows_in_file": len(dataset.rows),
+                "undefined_intents": dataset.undefined_intents(),
                 "slices": {s.name: jsonable(s) for s in summaries},
                 "floors": jsonable(floors),
                 "passed": all(f.passed for f in floors),
@@ -409,9 +405,9 @@ def run(
                     "splits_total": len(splits),
                 },
             }
-            _write(args.json, lambda h: h.write(json.dumps(report, indent=2) + "\n"))
+            write_file(args.json, lambda h: h.write(json.dumps(report, indent=2) + "\n"))
         if args.dump:
-            _write(
+            write_file(
                 args.dump,
                 lambda h: h.writelines(
                     json.dumps(dump_row(r, timing), ensure_ascii=False) + "\n" for r in results
@@ -421,6 +417,14 @@ def run(
         err.write(f"mnemolis eval: {exc}\n")
         return EXIT_INPUT
     return EXIT_OK if all(f.passed for f in floors) else EXIT_FLOOR
+
+
+def check_entities_known(rows: Sequence[Row], registry: DeviceRegistry) -> None:
+    """An expected device id the home does not have is a mistake in the row."""
+    for row in rows:
+        missing = unknown_ids((i for p in row.parts for i in p.entities or []), registry)
+        if missing:
+            raise DataError(row.file, row.line, f"unknown device id(s): {', '.join(missing)}")
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

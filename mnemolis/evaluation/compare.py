@@ -17,6 +17,7 @@ How a plan is read:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +121,20 @@ class PartCheck:
     slots_expected: int = 0
     slots_correct: int = 0
     slot_misses: list[str] = field(default_factory=list)
+    entities_ok: bool | None = None  # None: not labelled
+    entities_got: list[str] = field(default_factory=list)  # the ids the part names
+    values_expected: int = 0
+    values_correct: int = 0
+    value_misses: list[str] = field(default_factory=list)
+
+    @property
+    def fully_right(self) -> bool:
+        """Intent, entities and every value right (what is labelled of them)."""
+        return (
+            self.intent_ok is not False
+            and self.entities_ok is not False
+            and self.values_correct == self.values_expected
+        )
 
     @property
     def predicted_source(self) -> str | None:
@@ -155,8 +170,35 @@ def _intent_ok(expected: ExpectedPart, predicted: PredictedPart | None) -> bool:
     return intent == expected.intent
 
 
-def check_part(index: int, expected: ExpectedPart, predicted: PredictedPart | None) -> PartCheck:
+#: Slot value -> device id (registry.get, then registry.by_name); see `entity_ids`.
+IdsOf = Callable[[Any], list[str]]
+
+
+def check_entities(check: PartCheck, ids_of: IdsOf) -> None:
+    """The exact set of device ids, and each expected value, against the part's slots."""
+    expected, predicted = check.expected, check.predicted
+    slots = predicted.slots if predicted else {}
+    if expected.entities is not None:
+        check.entities_got = sorted(set(ids_of(slots.get("device"))))
+        check.entities_ok = check.entities_got == sorted(set(expected.entities))
+    for name, value in (expected.values or {}).items():
+        check.values_expected += 1
+        actual = slots.get(name)
+        if actual is None if value is None else slot_equal(value, actual):
+            check.values_correct += 1
+        else:
+            check.value_misses.append(f"{name}={actual!r}, expected {value!r}")
+
+
+def check_part(
+    index: int,
+    expected: ExpectedPart,
+    predicted: PredictedPart | None,
+    ids_of: IdsOf | None = None,
+) -> PartCheck:
     check = PartCheck(index=index, expected=expected, predicted=predicted)
+    if ids_of is not None:
+        check_entities(check, ids_of)
     if expected.source_known:
         check.source_ok = (predicted.source if predicted else None) == expected.source
     if expected.intent_known:
@@ -173,7 +215,13 @@ def check_part(index: int, expected: ExpectedPart, predicted: PredictedPart | No
 
 
 def _labelled(part: ExpectedPart) -> bool:
-    return part.source_known or part.intent_known or bool(part.slots)
+    return (
+        part.source_known
+        or part.intent_known
+        or bool(part.slots)
+        or part.entities is not None
+        or part.values is not None
+    )
 
 
 def row_part(predicted: list[PredictedPart]) -> PredictedPart | None:
@@ -187,6 +235,7 @@ def row_part(predicted: list[PredictedPart]) -> PredictedPart | None:
 @dataclass
 class RowScorer:
     keyer: PartKeyer
+    ids_of: IdsOf | None = None  # entities and values are scored only with it
 
     def score(self, row: Row, plan: Plan, ms: float) -> RowResult:
         predicted = predicted_parts(plan)
@@ -205,11 +254,11 @@ class RowScorer:
             result.conditional_ok = result.has_conditional == row.conditional
         if len(row.parts) == 1:
             if _labelled(row.parts[0]):
-                result.checks.append(check_part(0, row.parts[0], row_part(predicted)))
+                result.checks.append(check_part(0, row.parts[0], row_part(predicted), self.ids_of))
         elif result.split is not None and result.split.exact:
             for i, (exp, pred) in enumerate(zip(row.parts, predicted, strict=True)):
                 if _labelled(exp):
-                    result.checks.append(check_part(i, exp, pred))
+                    result.checks.append(check_part(i, exp, pred, self.ids_of))
         else:
             result.unaligned = sum(1 for p in row.parts if _labelled(p))
         return result

@@ -50,6 +50,11 @@ class ExpectedPart:
     intent: str | None = None  # None = out of scope, when intent_known
     intent_known: bool = False
     slots: dict[str, Any] | None = None
+    #: The device ids the part acts on or asks about, as a set (None: not labelled;
+    #: [] means none: a "which one" question or a decline).
+    entities: list[str] | None = None
+    values: dict[str, Any] | None = None  # the value slots it must carry
+    intent_defined: bool = True  # False: ``intent`` is not an intent of the config
 
 
 @dataclass
@@ -63,6 +68,11 @@ class Row:
     fold: int | None = None
     conditional: bool | None = None
     file: str = ""
+    room: str | None = None  # the area the request is spoken in (its origin)
+
+    @property
+    def entity_labelled(self) -> bool:
+        return any(p.entities is not None or p.values is not None for p in self.parts)
 
 
 @dataclass
@@ -88,6 +98,16 @@ class Dataset:
     format: str
     rows: list[Row]
     mapping: SourceMapping | None = None
+
+    def undefined_intents(self) -> dict[str, int]:
+        """Intents rows expect that the config does not define, with their counts:
+        said in the report, so that a misspelt intent is seen, not silently scored."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            for p in row.parts:
+                if not p.intent_defined and p.intent is not None:
+                    counts[p.intent] = counts.get(p.intent, 0) + 1
+        return dict(sorted(counts.items()))
 
 
 # --------------------------------------------------------------------------- mapping
@@ -166,6 +186,8 @@ def detect_format(obj: dict[str, Any]) -> str:
     parts = obj.get("parts")
     if "connectors" in obj or (isinstance(parts, list) and parts and isinstance(parts[0], dict)):
         return "mixsnips"
+    if any(k in obj for k in ("entities", "values", "room", "intents", "slots")):
+        return "mnemolis"  # only the project's own rows label these
     if "scenario" in obj or (isinstance(obj.get("intent"), str) and "fold" in obj):
         return "hwu64"
     return "mnemolis"
@@ -176,7 +198,10 @@ def read_dataset(
     config: Config,
     fmt: str | None = None,
     mapping_path: Path | str | None = None,
+    allow_undefined: bool = False,
 ) -> Dataset:
+    """One file; ``allow_undefined`` keeps rows whose intent the config does not
+    define (an intent still to be written), scored as wrong, instead of refusing."""
     path = Path(path)
     objects = _read_objects(path)
     fmt = fmt or detect_format(objects[0][1])
@@ -202,7 +227,7 @@ def read_dataset(
             assert mapping is not None
             rows.append(_mixsnips_row(path, n, obj, mapping))
         else:
-            rows.append(_mnemolis_row(path, n, obj, config))
+            rows.append(_mnemolis_row(path, n, obj, config, allow_undefined))
         rows[-1].file = str(path)
     return Dataset(path=str(path), format=fmt, rows=rows, mapping=mapping)
 
@@ -212,9 +237,10 @@ def read_datasets(
     config: Config,
     fmt: str | None = None,
     mapping_path: Path | str | None = None,
+    allow_undefined: bool = False,
 ) -> Dataset:
     """Several files of one format read as one ("tests/data/*.jsonl")."""
-    parts = [read_dataset(p, config, fmt, mapping_path) for p in paths]
+    parts = [read_dataset(p, config, fmt, mapping_path, allow_undefined) for p in paths]
     first = parts[0]
     for other in parts[1:]:
         if other.format != first.format:
@@ -289,7 +315,51 @@ _MNEMOLIS_KEYS = {
     "conditional",
     "fold",
     "note",
+    "entities",
+    "values",
+    "room",
 }
+
+
+def _entities(path: Path, n: int, obj: dict[str, Any], count: int) -> list[list[str] | None]:
+    """``entities``: a list of ids for a one-part row, else one list per part."""
+    raw = obj.get("entities")
+    if raw is None:
+        return [None] * count
+    if not isinstance(raw, list):
+        raise DataError(path, n, "'entities' must be a list of device ids (one list per part)")
+    nested = bool(raw) and all(isinstance(x, list) or x is None for x in raw)
+    per_part: list[Any] = list(raw) if nested or count > 1 else [raw]
+    if len(per_part) != count:
+        raise DataError(path, n, f"'entities' has {len(per_part)} entries but the parts {count}")
+    out: list[list[str] | None] = []
+    for ids in per_part:
+        if ids is not None and not all(isinstance(i, str) and i for i in ids):
+            raise DataError(path, n, "'entities' must hold device ids (strings)")
+        out.append(None if ids is None else list(ids))
+    return out
+
+
+def _values(path: Path, n: int, obj: dict[str, Any], count: int) -> list[dict[str, Any] | None]:
+    """``values``: a mapping for a one-part row, else one mapping (or null) per part."""
+    raw = obj.get("values")
+    if raw is None:
+        return [None] * count
+    per_part = [raw] if isinstance(raw, dict) else raw
+    if not isinstance(per_part, list) or len(per_part) != count:
+        raise DataError(path, n, f"'values' must be a mapping, or a list of {count} per part")
+    if not all(v is None or isinstance(v, dict) for v in per_part):
+        raise DataError(path, n, "'values' entries must be mappings of slot -> value")
+    return list(per_part)
+
+
+def _room(path: Path, n: int, obj: dict[str, Any], config: Config) -> str | None:
+    room = obj.get("room")
+    if room is None:
+        return None
+    if not isinstance(room, str) or " ".join(room.lower().split()) not in config.rooms:
+        raise DataError(path, n, f"'room' {room!r} is not an area of the home")
+    return " ".join(room.lower().split())
 
 
 def _per_part(
@@ -308,7 +378,9 @@ def _per_part(
     return value
 
 
-def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Row:
+def _mnemolis_row(
+    path: Path, n: int, obj: dict[str, Any], config: Config, allow_undefined: bool = False
+) -> Row:
     unknown = sorted(set(obj) - _MNEMOLIS_KEYS)
     if unknown:
         raise DataError(path, n, f"unknown field(s) {', '.join(map(repr, unknown))}")
@@ -342,25 +414,34 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
     conditional = obj.get("conditional")
     if conditional is not None and not isinstance(conditional, bool):
         raise DataError(path, n, "'conditional' must be true or false")
+    entities = _entities(path, n, obj, count)
+    values = _values(path, n, obj, count)
     parts = []
     for i in range(count):
-        part = ExpectedPart()
+        part = ExpectedPart(entities=entities[i], values=values[i])
         if texts is not None:
             part.text = _text(path, n, texts[i], f"parts[{i}]")
         if intents is not None:
             intent = intents[i]
             if intent is not None:
-                spec = config.intents.get(intent) if isinstance(intent, str) else None
-                if spec is None:
+                if not isinstance(intent, str) or not intent.strip():
+                    raise DataError(path, n, f"intent {intent!r} must be an intent name")
+                spec = config.intents.get(intent)
+                if spec is None and not allow_undefined:
                     raise DataError(path, n, f"intent {intent!r} is not defined in the config")
-                # a decline.* intent is out of scope: its source is null
-                part.source, part.source_known = spec.source, True
+                if spec is None:
+                    # an intent this config does not (yet) define: no router built on it
+                    # can get the part right; its source is whatever `sources` says
+                    part.intent_defined = False
+                else:
+                    # a decline.* intent is out of scope: its source is null
+                    part.source, part.source_known = spec.source, True
             else:
                 part.source, part.source_known = None, True
             part.intent, part.intent_known = intent, True
         if sources is not None:
             source = _source_name(sources[i], path, f"sources[{i}]", n)
-            if part.intent_known and source != part.source:
+            if part.source_known and source != part.source:
                 raise DataError(
                     path,
                     n,
@@ -381,6 +462,7 @@ def _mnemolis_row(path: Path, n: int, obj: dict[str, Any], config: Config) -> Ro
         split_known=texts is not None,
         fold=_fold(path, n, obj),
         conditional=conditional,
+        room=_room(path, n, obj, config),
     )
 
 

@@ -48,6 +48,24 @@ FLOORS = (
         "labelled slots",
     ),
     Floor(
+        "min_entity_accuracy",
+        "entity accuracy",
+        lambda s: s.entities.entity_accuracy if s.entities and s.entities.entities_scored else None,
+        "labelled entities",
+    ),
+    Floor(
+        "min_value_accuracy",
+        "value accuracy",
+        lambda s: s.entities.value_accuracy if s.entities and s.entities.values_scored else None,
+        "labelled values",
+    ),
+    Floor(
+        "min_fully_right",
+        "fully right parts",
+        lambda s: s.entities.fully_right if s.entities else None,
+        "labelled entities or values",
+    ),
+    Floor(
         "min_oos_precision",
         "out-of-scope precision",
         lambda s: _class_score(s, "precision"),

@@ -12,6 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mnemolis.evaluation.compare import PartCheck, RowResult
+from mnemolis.evaluation.entities import (
+    EntitySummary,
+    entity_lines,
+    entity_mistakes,
+    summarise_entities,
+)
 from mnemolis.evaluation.metrics import CLASSES, SPLIT_KINDS, ClassScore, Confusion, class_of
 from mnemolis.evaluation.metrics import percentile as pct
 
@@ -85,6 +91,7 @@ class SliceSummary:
     latency: LatencySummary | None = None
     multi_part: int = 0  # rows whose parts are not labelled but came out as 2+ parts
     folds: list[int] = field(default_factory=list)
+    entities: EntitySummary | None = None  # rows labelled with entities or values
 
 
 TOP_CONFUSIONS = 15
@@ -137,6 +144,7 @@ def summarise(name: str, results: Sequence[RowResult], timing: bool = True) -> S
     out.intents = intents if intents.scored else None
     out.slots = slots if slots.scored else None
     out.conditionals = conds if conds.scored else None
+    out.entities = summarise_entities(results)
     if timing and results:
         times = [r.ms for r in results]
         out.latency = LatencySummary(
@@ -158,7 +166,7 @@ class PartMistake:
 
     file: str
     line: int
-    what: str  # source | intent | slots
+    what: str  # source | intent | slots | entities | value
     text: str  # the row's text
     part: str | None  # the expected part's text, when parts are labelled
     label: str | None  # the dataset's label
@@ -178,7 +186,7 @@ class SplitMistake:
     got: list[str]
 
 
-_WHAT_ORDER = {"source": 0, "intent": 1, "slots": 2}
+_WHAT_ORDER = {"source": 0, "intent": 1, "slots": 2, "entities": 3, "value": 4}
 
 
 def _mistake(r: RowResult, c: PartCheck, what: str, expected: str, got: str) -> PartMistake:
@@ -214,6 +222,9 @@ def part_mistakes(results: Sequence[RowResult]) -> list[PartMistake]:
                 )
             if c.slot_misses and c.source_ok is not False:
                 out.append(_mistake(r, c, "slots", "", "; ".join(c.slot_misses)))
+            if c.source_ok is not False:
+                for what, expected, got in entity_mistakes(c):
+                    out.append(_mistake(r, c, what, expected, got))
     out.sort(key=lambda m: (_WHAT_ORDER[m.what], -m.confidence, m.file, m.line))
     return out
 
@@ -292,6 +303,8 @@ def slice_lines(s: SliceSummary) -> list[str]:
         )
     elif s.multi_part:
         lines.append(f"split: not labelled; {s.multi_part} rows came out as 2 or more parts")
+    if s.entities:
+        lines += entity_lines(s.entities)
     if s.latency:
         lat = s.latency
         lines.append(
