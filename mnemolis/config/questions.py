@@ -171,12 +171,7 @@ def read_questions(
     if spec is not None:
         # a class's own phrase ("motion", "leak") routes to the reading already
         named = {w for dc in classes.classes for w in dc.phrases}
-        words = [
-            w
-            for dc in classes.classes
-            for w in (*dc.on, *dc.off)
-            if " " not in w and w not in named
-        ]
+        words = [w for dc in classes.classes for w in (*dc.on, *dc.off) if w not in named]
         _add(spec, [f"{verb} ... {w}" for w in words for verb in ("is", "are")], 0.9, Phrase)
     return questions, classes
 

@@ -86,6 +86,7 @@ class DeviceSets:
         self.set_intents = set(config.questions.set_intents)
         self.read_actions = set(config.questions.read_actions) or {"state"}
         self.quiet = config.language.stop_words | config.language.filler_words
+        self.plural_verbs = {"are", "were", "have"}
         self.generic = _lemma_forms(config.questions.generic_nouns, text)
         self.every = {
             intent: sorted({tuple(text.words(p)) for p in phrases}, key=len, reverse=True)
@@ -107,9 +108,10 @@ class DeviceSets:
         state_slot = config.slots.get("state")
         self.state_forms = dict(state_slot.values) if state_slot is not None else {}
         # the words that name a device type ("lights", "doors"), as the name index keys them
-        self.type_nouns = {
-            " ".join(text.lemmas(noun)) for nouns in config.device_nouns.values() for noun in nouns
-        }
+        self.type_nouns: dict[str, set[str]] = {}
+        for dtype, nouns in config.device_nouns.items():
+            for noun in nouns:
+                self.type_nouns.setdefault(" ".join(text.lemmas(noun)), set()).add(dtype)
 
     # ------------------------------------------------------------------ matching
 
@@ -193,7 +195,9 @@ class DeviceSets:
             if any(_longer(h, n) for h in hits for n in nouns):
                 by_noun = False
             else:
-                hits = [h for h in hits if not any(_same(h, n) for n in nouns)]
+                # ... of a type that acts: "motion" or "sensor" name no type that does
+                acting = [n for n in nouns if self.type_nouns[n.key] - set(CLASS_DOMAINS)]
+                hits = [h for h in hits if not any(_same(h, n) for n in acting)]
         if hits and not named:
             if self._by_class(a, intent, hits, wanted, out):
                 return
@@ -204,10 +208,29 @@ class DeviceSets:
                 self._none_of(hits, out)
                 return
             # "is the garage open", "is the door locked": a type noun named them
+        if "device" not in out.fills and not out.options and not hits:
+            self._by_state_in_room(wanted, out)
         if wanted.is_set and not named:
             self._as_set(a, intent, wanted, out)
         elif named and device is not None and "state" in intent.slots:
             self._named_state(a, device, wanted, out)
+
+    def _by_state_in_room(self, wanted: _Wanted, out: SlotResult) -> None:
+        """ "is the shed closed": the area's binary sensors that can be in that state."""
+        state = out.fills.get("state")
+        if wanted.room is None or state is None or str(state.value) in ("on", "off"):
+            return
+        binary = {c.name: c for c in self.classes if c.domain == "binary_sensor"}
+        members = [
+            d
+            for d in self.names.devices.values()
+            if d.type == "binary_sensor"
+            and d.room == wanted.room
+            and d.device_class in binary
+            and self._can_be(binary[d.device_class], str(state.value))
+        ]
+        if members:
+            self._fill(members, (-1, -1), wanted, "room", out, binary=True)
 
     def _named_state(self, a: Analysis, device: SlotFill, wanted: _Wanted, out: SlotResult) -> None:
         """ "is the phone battery low": a named binary sensor's state in its class's words."""
@@ -218,7 +241,7 @@ class DeviceSets:
         dc = next((c for c in classes if c.covers(found[0].device_class)), None)
         if dc is not None:
             hit = ClassHit(dc, device.start, device.end)
-            self._class_state(a, [hit], wanted, out)
+            self._class_state(a, [hit], wanted, out, frozenset(device.tokens))
 
     # ------------------------------------------------------------------ every device
 
@@ -352,13 +375,18 @@ class DeviceSets:
                     out.append(d)
         return out
 
-    def _state_word(self, a: Analysis, dc: DeviceClass, start: int, end: int) -> SlotFill | None:
-        """A binary sensor's state in the words of its class ("low", "going off")."""
+    def _state_word(
+        self, a: Analysis, dc: DeviceClass, start: int, end: int, skip: frozenset[int] = frozenset()
+    ) -> SlotFill | None:
+        """A binary sensor's state in the words of its class ("low", "going off"), outside
+        the words that name it ("smoke" in "are the smoke detectors clear")."""
         table = self.states.get(f"{dc.domain}:{dc.name}") or {}
         toks = a.tokens
         for size in (3, 2, 1):
             for s in range(start, end - size + 1):
                 span = range(s, s + size)
+                if any(i in skip for i in span):
+                    continue
                 value = table.get(tuple(toks[i].lemma for i in span)) or table.get(
                     tuple(toks[i].lower for i in span)
                 )
@@ -378,7 +406,7 @@ class DeviceSets:
         wanted: _Wanted,
         out: SlotResult,
     ) -> bool:
-        class_tokens = {i for h in hits for i in range(h.start, h.end)}
+        class_tokens = frozenset(i for h in hits for i in range(h.start, h.end))
         binary = [h for h in hits if h.device_class.domain == "binary_sensor"]
         sensor = [h for h in hits if h.device_class.domain == "sensor"]
         stated = [
@@ -399,19 +427,37 @@ class DeviceSets:
                 out.covered.update(range(h.start, h.end))
             span = (min(h.start for h in group), max(h.end for h in group))
             self._fill(members, span, wanted, "class", out, binary=group is not sensor)
+            several = isinstance(out.fills.get("device", SlotFill("", "")).value, list)
+            asks_quantity = "quantifier" in intent.slots and "quantifier" not in out.fills
+            if group is not sensor and several and asks_quantity:
+                # "are the smoke detectors clear" asks of all of them, "is smoke detected" of any
+                plural = a.tokens[wanted.start].lower in self.plural_verbs
+                quantifier = "all" if plural else "any"
+                out.fills["quantifier"] = SlotFill("quantifier", quantifier, -1, -1, "class")
             if group is not sensor and "state" in intent.slots:
-                self._class_state(a, group, wanted, out)
+                self._class_state(a, group, wanted, out, class_tokens)
+                if wanted.is_set and "state" not in out.fills:
+                    # "which rooms have motion": a binary sensor's set asks what it detects
+                    out.fills["state"] = SlotFill("state", "on", -1, -1, "class")
             return True
         return False
 
     def _class_state(
-        self, a: Analysis, group: list[ClassHit], wanted: _Wanted, out: SlotResult
+        self,
+        a: Analysis,
+        group: list[ClassHit],
+        wanted: _Wanted,
+        out: SlotResult,
+        skip: frozenset[int] = frozenset(),
     ) -> None:
         """The state in the class's words, unless the state slot said it with more
         words: "is the smoke detector going off" is on, not "off"."""
         said = out.fills.get("state")
         for h in group:
-            fill = self._state_word(a, h.device_class, wanted.start, wanted.end)
+            # outside the words that name it first; "is my phone charging" has it inside
+            fill = self._state_word(
+                a, h.device_class, wanted.start, wanted.end, skip
+            ) or self._state_word(a, h.device_class, wanted.start, wanted.end)
             if fill is None:
                 continue
             longer = said is not None and (
@@ -425,7 +471,12 @@ class DeviceSets:
             return
 
     def _narrow(
-        self, a: Analysis, members: list[Device], wanted: _Wanted, skip: set[int], out: SlotResult
+        self,
+        a: Analysis,
+        members: list[Device],
+        wanted: _Wanted,
+        skip: frozenset[int],
+        out: SlotResult,
     ) -> list[Device]:
         """Only the area's devices, then those whose names share the most other words."""
         unique = list({d.id: d for d in members}.values())
