@@ -128,19 +128,19 @@ ROWS: list[Row] = [
     # ---- attributes of a reading
     (
         "what is the thermostat set to",
-        "device.state",
+        "sensor.read",
         {"climate.thermostat"},
         {"attribute": "target_temperature"},
     ),
     (
         "what temperature is the thermostat set to",
-        "device.state",
+        "sensor.read",
         {"climate.thermostat"},
         {"attribute": "target_temperature"},
     ),
     (
         "what mode is the thermostat in",
-        "device.state",
+        "sensor.read",
         {"climate.thermostat"},
         {"attribute": "mode"},
     ),

@@ -87,6 +87,8 @@ class DeviceSets:
         self.read_actions = set(config.questions.read_actions) or {"state"}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.plural_verbs = {"are", "were", "have"}
+        self._counted: tuple[object, dict[str, int]] = (None, {})
+        self.attribute_slot_users = {"attribute"} if "attribute" in config.slots else set()
         self.generic = _lemma_forms(config.questions.generic_nouns, text)
         self.every = {
             intent: sorted({tuple(text.words(p)) for p in phrases}, key=len, reverse=True)
@@ -102,7 +104,7 @@ class DeviceSets:
                     found.append(dc)
             table = self.states.setdefault(f"{dc.domain}:{dc.name}", {})
             for value, words in (("on", dc.on), ("off", dc.off)):
-                for form in _lemma_forms(words, text):
+                for form in _class_forms(words, text):
                     table.setdefault(form, value)
         self.longest = max((len(f) for f in self.words), default=0)
         state_slot = config.slots.get("state")
@@ -157,6 +159,7 @@ class DeviceSets:
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
+        fuzzy = device is not None and device.how.startswith("fuzzy")
         rooms = {(h.start, h.end) for h in a.names if h.kind == "room"}
         nouns = [
             h
@@ -198,8 +201,18 @@ class DeviceSets:
                 # ... of a type that acts: "motion" or "sensor" name no type that does
                 acting = [n for n in nouns if self.type_nouns[n.key] - set(CLASS_DOMAINS)]
                 hits = [h for h in hits if not any(_same(h, n) for n in acting)]
+        if hits and fuzzy:
+            # a name heard slightly wrong never beats a class said plainly: "how much
+            # energy has the washing machine used" is not the "washing machine leak"
+            saved = dict(out.fills)
+            out.fills.pop("device", None)
+            if self._by_class(a, intent, hits, wanted, out):
+                self._attribute(out)
+                return
+            out.fills = saved
         if hits and not named:
             if self._by_class(a, intent, hits, wanted, out):
+                self._attribute(out)
                 return
             generic = self._generic(a.tokens, start, end) is not None
             if not by_noun and not (wanted.is_set and generic):
@@ -214,6 +227,41 @@ class DeviceSets:
             self._as_set(a, intent, wanted, out)
         elif named and device is not None and "state" in intent.slots:
             self._named_state(a, device, wanted, out)
+        self._attribute(out)
+
+    def _attribute(self, out: SlotResult) -> None:
+        """What "set to" asks of the device's type: a humidifier's target is a humidity;
+        a thermostat or water heater asked how warm says its current temperature."""
+        fill = out.fills.get("device")
+        found = self._devices_of(fill.value) if fill is not None else []
+        if len(found) != 1 or "attribute" not in self.attribute_slot_users:
+            return
+        device = found[0]
+        attribute = out.fills.get("attribute")
+        if device.type == "humidifier" and attribute is not None:
+            if attribute.value == "target_temperature":
+                out.fills["attribute"] = SlotFill(
+                    "attribute", "target_humidity", attribute.start, attribute.end, "type"
+                )
+        elif (
+            device.type in ("climate", "water_heater")
+            and attribute is None
+            and fill is not None
+            and fill.how == "class"
+        ):
+            out.fills["attribute"] = SlotFill("attribute", "current_temperature", -1, -1, "type")
+
+    def _devices_of(self, value: object) -> list[Device]:
+        values = value if isinstance(value, list) else [value]
+        known = self.names.devices
+        out = []
+        for v in values:
+            if not isinstance(v, str):
+                continue
+            d = known.get(v) or next((x for x in known.values() if x.name == v), None)
+            if d is not None:
+                out.append(d)
+        return out
 
     def _by_state_in_room(self, wanted: _Wanted, out: SlotResult) -> None:
         """ "is the shed closed": the area's binary sensors that can be in that state."""
@@ -242,6 +290,18 @@ class DeviceSets:
         if dc is not None:
             hit = ClassHit(dc, device.start, device.end)
             self._class_state(a, [hit], wanted, out, frozenset(device.tokens))
+
+    def _labels(self, devices: list[Device]) -> list[str]:
+        """What the device slot says of each: its name, or its id where another device
+        has the same name ("ceiling light" in two rooms), sorted."""
+        known = self.names.devices
+        if self._counted[0] is not known:
+            counts: dict[str, int] = {}
+            for d in known.values():
+                counts[d.name] = counts.get(d.name, 0) + 1
+            self._counted = (known, counts)
+        counts = self._counted[1]
+        return sorted(d.name if counts.get(d.name, 0) <= 1 else d.id for d in devices)
 
     # ------------------------------------------------------------------ every device
 
@@ -293,7 +353,7 @@ class DeviceSets:
             members = [d for d in members if d.room == room.value]
         if not members:
             return
-        names = sorted(d.name for d in members)
+        names = self._labels(members)
         value: str | list[str] = names[0] if len(names) == 1 else names
         out.fills["device"] = SlotFill("device", value, found.start, found.stop, "every")
         out.covered.update(found)
@@ -323,12 +383,13 @@ class DeviceSets:
         plural = last.lower != last.lemma and last.lower.endswith("s")
         out.fills.pop("device", None)
         if len(members) == 1:
-            out.fills["device"] = SlotFill("device", members[0].name, noun.start, noun.end, "noun")
+            label = self._labels(members)[0]
+            out.fills["device"] = SlotFill("device", label, noun.start, noun.end, "noun")
         elif plural:
-            names = sorted(d.name for d in members)
+            names = self._labels(members)
             out.fills["device"] = SlotFill("device", names, noun.start, noun.end, "all")
         else:
-            out.options = sorted(d.name for d in members)
+            out.options = self._labels(members)
         return True
 
     def _can_be(self, dc: DeviceClass, state: str) -> bool:
@@ -363,9 +424,12 @@ class DeviceSets:
                 continue
             if not also:
                 unit = d.unit.lower() if d.unit else None
+                unclassed = dc.domain == "sensor" and d.device_class is None
                 if d.type == dc.domain and (
                     dc.covers(d.device_class)
-                    or (dc.domain == "sensor" and d.device_class is None and unit in dc.units)
+                    or (unclassed and unit in dc.units)
+                    # "garage am2301 temperature": a sensor announced with neither says it
+                    or (unclassed and unit is None and dc.name in d.name.split())
                 ):
                     out.append(d)
                 continue
@@ -387,9 +451,7 @@ class DeviceSets:
                 span = range(s, s + size)
                 if any(i in skip for i in span):
                     continue
-                value = table.get(tuple(toks[i].lemma for i in span)) or table.get(
-                    tuple(toks[i].lower for i in span)
-                )
+                value = table.get(tuple(_word_form(toks[i]) for i in span))
                 if value is not None:
                     # a word the state slot knows keeps its value ("open"); the class's
                     # own words are on or off ("low", "detected", "going off")
@@ -510,14 +572,15 @@ class DeviceSets:
         out.options = []
         out.wrong_type = False
         if len(members) == 1:
-            out.fills["device"] = SlotFill("device", members[0].name, span[0], span[1], how)
+            label = self._labels(members)[0]
+            out.fills["device"] = SlotFill("device", label, span[0], span[1], how)
         elif wanted.is_set or binary:
             # a reading of several binary sensors answers for all of them: "is there a leak"
-            names = sorted(d.name for d in members)
+            names = self._labels(members)
             out.fills["device"] = SlotFill("device", names, span[0], span[1], how)
         else:
             out.fills.pop("device", None)
-            out.options = sorted(d.name for d in members)
+            out.options = self._labels(members)
         out.covered.update(range(span[0], span[1]))
 
     # ------------------------------------------------------------------ sets
@@ -542,12 +605,14 @@ class DeviceSets:
                 members = [d for d in members if d.room == wanted.room]
             if members:
                 span = (nouns[-1].start, nouns[-1].end)
-                out.fills["device"] = SlotFill(
-                    "device", sorted(d.name for d in members), *span, "all"
-                )
+                out.fills["device"] = SlotFill("device", self._labels(members), *span, "all")
                 out.options = []
                 return
         generic = self._generic(a.tokens, wanted.start, wanted.end)
+        if generic is None and not nouns and device is not None and device.how == "room":
+            generic = range(-1, -1)  # "what's on in the bedroom": everything there
+            device = None
+            out.fills.pop("device", None)
         if out.options and device is None and generic is None:
             out.fills["device"] = SlotFill("device", sorted(out.options), -1, -1, "all")
             out.options = []
@@ -557,18 +622,30 @@ class DeviceSets:
         if state is None:
             return
         types = self._types(state.value)
+        binary = {c.name: c for c in self.classes if c.domain == "binary_sensor"}
+        value = str(state.value)
         members = [
             d
             for d in self.names.devices.values()
-            if d.type in types and d.type not in CLASS_DOMAINS and d.refused is None
+            if d.refused is None
+            and (
+                (d.type in types and d.type not in CLASS_DOMAINS)
+                # "is anything open": the windows too, but "is anything on" no motion sensor
+                or (
+                    d.type == "binary_sensor"
+                    and value not in ("on", "off")
+                    and d.device_class in binary
+                    and self._can_be(binary[d.device_class], value)
+                )
+            )
         ]
         if wanted.room is not None:
             members = [d for d in members if d.room == wanted.room]
         if not members:
             return
-        span = (generic.start, generic.stop) if generic is not None else (-1, -1)
+        span = (generic.start, generic.stop) if generic else (-1, -1)
         out.wrong_type = False
         out.options = []
-        out.fills["device"] = SlotFill("device", sorted(d.name for d in members), *span, "all")
-        if generic is not None:
+        out.fills["device"] = SlotFill("device", self._labels(members), *span, "all")
+        if generic:
             out.covered.update(generic)
