@@ -16,21 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.config.questions import CLASS_DOMAINS, DeviceClass
+from mnemolis.config.questions import CLASS_DOMAINS
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.class_words import ClassHit, ClassWords
+from mnemolis.understand.every_device import EveryDevice
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.question_scope import Scope
 from mnemolis.understand.slots import SlotFill, SlotResult
 from mnemolis.understand.text import TextPipeline, Token
-
-
-@dataclass(frozen=True)
-class ClassHit:
-    """Words of a device class found in the request."""
-
-    device_class: DeviceClass
-    start: int
-    end: int
 
 
 @dataclass
@@ -42,6 +36,7 @@ class _Wanted:
     is_set: bool
     room: str | None
     named: bool  # a device was named by its own name
+    areas: frozenset[str] | None = None  # the areas named (a room, a floor), else None
 
 
 def start_end(hit: NameHit, wanted: _Wanted) -> bool:
@@ -58,20 +53,6 @@ def _same(hit: ClassHit, noun: NameHit) -> bool:
     return hit.start == noun.start and hit.end == noun.end
 
 
-def _norm(lower: str, lemma: str) -> str:
-    """A word as class words are matched: its lemma when it is a plural ("windows"),
-    else as written, so a verb ("powered", "opening") never names a class."""
-    return lemma if lower != lemma and lower.endswith("s") else lower
-
-
-def _word_form(token: Token) -> str:
-    return _norm(token.lower, token.lemma)
-
-
-def _class_forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
-    return [tuple(_norm(w, text.lemma(w)) for w in text.words(word)) for word in words]
-
-
 def _lemma_forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
     return [tuple(text.lemmas(w)) for w in words if w.strip()]
 
@@ -83,54 +64,19 @@ class DeviceSets:
         self.config = config
         self.names = names
         self.classes = config.device_classes.classes
+        self.words = ClassWords(config, text)
+        self.scope = Scope(config, text, names)
+        self.every = EveryDevice(config, text, names, self.scope)
         self.set_intents = set(config.questions.set_intents)
         self.read_actions = set(config.questions.read_actions) or {"state"}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.plural_verbs = {"are", "were", "have"}
-        self._counted: tuple[object, dict[str, int]] = (None, {})
-        self.attribute_slot_users = {"attribute"} if "attribute" in config.slots else set()
         self.generic = _lemma_forms(config.questions.generic_nouns, text)
-        self.every = {
-            intent: sorted({tuple(text.words(p)) for p in phrases}, key=len, reverse=True)
-            for intent, phrases in config.questions.every_device.items()
-        }
-        # lemma sequence -> the classes it names; longest forms first when matching
-        self.words: dict[tuple[str, ...], list[DeviceClass]] = {}
-        self.states: dict[str, dict[tuple[str, ...], str]] = {}
-        for dc in self.classes:
-            for form in _class_forms(dc.words, text):
-                found = self.words.setdefault(form, [])
-                if dc not in found:
-                    found.append(dc)
-            table = self.states.setdefault(f"{dc.domain}:{dc.name}", {})
-            for value, words in (("on", dc.on), ("off", dc.off)):
-                for form in _class_forms(words, text):
-                    table.setdefault(form, value)
-        self.longest = max((len(f) for f in self.words), default=0)
-        state_slot = config.slots.get("state")
-        self.state_forms = dict(state_slot.values) if state_slot is not None else {}
-        # the words that name a device type ("lights", "doors"), as the name index keys them
-        self.type_nouns: dict[str, set[str]] = {}
-        for dtype, nouns in config.device_nouns.items():
-            for noun in nouns:
-                self.type_nouns.setdefault(" ".join(text.lemmas(noun)), set()).add(dtype)
 
     # ------------------------------------------------------------------ matching
 
     def class_hits(self, tokens: Sequence[Token], start: int, end: int) -> list[ClassHit]:
-        """Every device-class word in tokens[start:end], longest first, no overlaps."""
-        hits: list[ClassHit] = []
-        taken: set[int] = set()
-        for size in range(min(self.longest, end - start), 0, -1):
-            for s in range(start, end - size + 1):
-                span = range(s, s + size)
-                if any(i in taken for i in span):
-                    continue
-                found = self.words.get(tuple(_word_form(tokens[i]) for i in span))
-                if found:
-                    hits.extend(ClassHit(dc, s, s + size) for dc in found)
-                    taken.update(span)
-        return hits
+        return self.words.hits(tokens, start, end)
 
     def _generic(self, tokens: Sequence[Token], start: int, end: int) -> range | None:
         for form in sorted(self.generic, key=len, reverse=True):
@@ -155,7 +101,7 @@ class DeviceSets:
     ) -> None:
         """Choose the devices of a reading question by class, area and set."""
         if not self.reads(intent):
-            self._every(a, start, end, intent, out)
+            self.every.fill(a, start, end, intent, out)
             return
         device = out.fills.get("device")
         named = device is not None and (device.how == "exact" or device.how.startswith("fuzzy"))
@@ -165,12 +111,16 @@ class DeviceSets:
             h
             for h in a.names
             if h.kind == "noun"
-            and h.key in self.type_nouns
+            and self.scope.is_type_word(h)
             and start <= h.start
             and h.end <= end
             and (h.start, h.end) not in rooms  # "the garage" is the room here
         ]
-        if named and device is not None and self._named_like_type(a, device, nouns, out):
+        if (
+            named
+            and device is not None
+            and self._named_like_type(a, (start, end), device, nouns, out)
+        ):
             named, device = False, out.fills.get("device")
         room_fill = out.fills.get("room")
         wanted = _Wanted(
@@ -179,6 +129,7 @@ class DeviceSets:
             is_set=intent.name in self.set_intents or "quantifier" in out.fills,
             room=room_fill.value if room_fill is not None else None,
             named=named,
+            areas=self.scope.areas(a, start, end, out),
         )
         hits = [h for h in self.class_hits(a.tokens, start, end) if (h.start, h.end) not in rooms]
         if named:
@@ -186,7 +137,7 @@ class DeviceSets:
         state = out.fills.get("state")
         if state is not None:
             # "is the door locked": a door sensor is never locked; the lock is meant
-            hits = [h for h in hits if self._can_be(h.device_class, str(state.value))]
+            hits = [h for h in hits if self.words.can_be(h.device_class, str(state.value))]
         # a type word ("doors", "lights") named them, not the last word of some names
         by_noun = bool(nouns) and (
             (device is not None and device.how in ("noun", "all"))
@@ -199,7 +150,7 @@ class DeviceSets:
                 by_noun = False
             else:
                 # ... of a type that acts: "motion" or "sensor" name no type that does
-                acting = [n for n in nouns if self.type_nouns[n.key] - set(CLASS_DOMAINS)]
+                acting = [n for n in nouns if self.scope.noun_types(n) - set(CLASS_DOMAINS)]
                 hits = [h for h in hits if not any(_same(h, n) for n in acting)]
         if hits and fuzzy:
             # a name heard slightly wrong never beats a class said plainly: "how much
@@ -233,8 +184,13 @@ class DeviceSets:
         """What "set to" asks of the device's type: a humidifier's target is a humidity;
         a thermostat or water heater asked how warm says its current temperature."""
         fill = out.fills.get("device")
-        found = self._devices_of(fill.value) if fill is not None else []
-        if len(found) != 1 or "attribute" not in self.attribute_slot_users:
+        values = fill.value if fill is not None else []
+        found = [
+            d
+            for v in (values if isinstance(values, list) else [values])
+            if (d := self.scope.device_of(v)) is not None
+        ]
+        if len(found) != 1 or "attribute" not in self.config.slots:
             return
         device = found[0]
         attribute = out.fills.get("attribute")
@@ -251,31 +207,19 @@ class DeviceSets:
         ):
             out.fills["attribute"] = SlotFill("attribute", "current_temperature", -1, -1, "type")
 
-    def _devices_of(self, value: object) -> list[Device]:
-        values = value if isinstance(value, list) else [value]
-        known = self.names.devices
-        out = []
-        for v in values:
-            if not isinstance(v, str):
-                continue
-            d = known.get(v) or next((x for x in known.values() if x.name == v), None)
-            if d is not None:
-                out.append(d)
-        return out
-
     def _by_state_in_room(self, wanted: _Wanted, out: SlotResult) -> None:
         """ "is the shed closed": the area's binary sensors that can be in that state."""
         state = out.fills.get("state")
-        if wanted.room is None or state is None or str(state.value) in ("on", "off"):
+        if wanted.areas is None or state is None or str(state.value) in ("on", "off"):
             return
         binary = {c.name: c for c in self.classes if c.domain == "binary_sensor"}
         members = [
             d
             for d in self.names.devices.values()
             if d.type == "binary_sensor"
-            and d.room == wanted.room
+            and d.room in wanted.areas
             and d.device_class in binary
-            and self._can_be(binary[d.device_class], str(state.value))
+            and self.words.can_be(binary[d.device_class], str(state.value))
         ]
         if members:
             self._fill(members, (-1, -1), wanted, "room", out, binary=True)
@@ -291,113 +235,48 @@ class DeviceSets:
             hit = ClassHit(dc, device.start, device.end)
             self._class_state(a, [hit], wanted, out, frozenset(device.tokens))
 
-    def _labels(self, devices: list[Device]) -> list[str]:
-        """What the device slot says of each: its name, or its id where another device
-        has the same name ("ceiling light" in two rooms), sorted."""
-        known = self.names.devices
-        if self._counted[0] is not known:
-            counts: dict[str, int] = {}
-            for d in known.values():
-                counts[d.name] = counts.get(d.name, 0) + 1
-            self._counted = (known, counts)
-        counts = self._counted[1]
-        return sorted(d.name if counts.get(d.name, 0) <= 1 else d.id for d in devices)
-
     # ------------------------------------------------------------------ every device
 
-    def every_phrase(self, a: Analysis, start: int, end: int, intent: str) -> range | None:
-        """Where a phrase meaning every device of ``intent`` ("lock up") makes up the
-        whole of tokens[start:end] but for quiet words and a room."""
-        toks = a.tokens
-        for form in self.every.get(intent, []):
-            for s in range(start, end - len(form) + 1):
-                if all(toks[s + k].lower == w for k, w in enumerate(form)):
-                    return range(s, s + len(form))
-        return None
-
     def is_every(self, a: Analysis, start: int, end: int) -> bool:
-        """True when the tokens are only an every-device phrase ("lock up"): a request
-        of its own, never the verb of the next part."""
-        for intent in self.every:
-            found = self.every_phrase(a, start, end, intent)
-            if found is not None and not self._rest(a, start, end, set(found)):
-                return True
-        return False
-
-    def _rest(self, a: Analysis, start: int, end: int, covered: set[int]) -> list[int]:
-        rooms = {i for h in a.names if h.kind == "room" for i in range(h.start, h.end)}
-        return [
-            i
-            for i in range(start, end)
-            if i not in covered
-            and i not in rooms
-            and not a.tokens[i].is_punct
-            and a.tokens[i].lower not in self.quiet
-        ]
-
-    def _every(
-        self, a: Analysis, start: int, end: int, intent: IntentSpec, out: SlotResult
-    ) -> None:
-        if "device" in out.fills or "device" not in intent.slots:
-            return  # (options are no question here: "lock" in "lock up" is the verb)
-        found = self.every_phrase(a, start, end, intent.name)
-        if found is None or self._rest(a, start, end, set(found)):
-            return
-        members = [
-            d
-            for d in self.names.devices.values()
-            if d.type in intent.device_types and intent.action and d.can(intent.action)
-        ]
-        room = out.fills.get("room")
-        if room is not None:
-            members = [d for d in members if d.room == room.value]
-        if not members:
-            return
-        names = self._labels(members)
-        value: str | list[str] = names[0] if len(names) == 1 else names
-        out.fills["device"] = SlotFill("device", value, found.start, found.stop, "every")
-        out.covered.update(found)
-        out.implied = False
-        out.options = []
+        """A part that is only an every-device phrase ("lock up") is a request of its own."""
+        return self.every.is_every(a, start, end)
 
     def _named_like_type(
-        self, a: Analysis, device: SlotFill, nouns: list[NameHit], out: SlotResult
+        self,
+        a: Analysis,
+        part: tuple[int, int],
+        device: SlotFill,
+        nouns: list[NameHit],
+        out: SlotResult,
     ) -> bool:
         """A binary sensor called "light" is not what "the lights" means: a name that is
         only a type word gives way to the devices of that type."""
         noun = next((n for n in nouns if (n.start, n.end) == (device.start, device.end)), None)
         if noun is None:
             return False
-        typed = self.names.devices_for_noun(noun.key, None, every=True)
+        typed = self.scope.typed(noun.key)
         if any(d.name == device.value for d in typed):
             return False
         state = out.fills.get("state")
         types = self._types(str(state.value) if state is not None else None)
         members = [d for d in typed if not types or d.type in types]
-        room = out.fills.get("room")
-        if room is not None:
-            members = [d for d in members if d.room == room.value]
+        areas = self.scope.areas(a, *part, out)
+        if areas is not None:
+            members = [d for d in members if d.room in areas]
         if not members:
             return False
         last = a.tokens[noun.end - 1]
         plural = last.lower != last.lemma and last.lower.endswith("s")
         out.fills.pop("device", None)
         if len(members) == 1:
-            label = self._labels(members)[0]
+            label = self.scope.labels(members)[0]
             out.fills["device"] = SlotFill("device", label, noun.start, noun.end, "noun")
         elif plural:
-            names = self._labels(members)
+            names = self.scope.labels(members)
             out.fills["device"] = SlotFill("device", names, noun.start, noun.end, "all")
         else:
-            out.options = self._labels(members)
+            out.options = self.scope.labels(members)
         return True
-
-    def _can_be(self, dc: DeviceClass, state: str) -> bool:
-        """Whether an entity of the class can be in ``state`` (a sensor is in none)."""
-        if dc.domain != "binary_sensor":
-            return False
-        table = self.states.get(f"{dc.domain}:{dc.name}") or {}
-        return state in ("on", "off") or (state,) in table
 
     @staticmethod
     def _none_of(hits: list[ClassHit], out: SlotResult) -> None:
@@ -416,50 +295,6 @@ class DeviceSets:
 
     # ------------------------------------------------------------------ by class
 
-    def _members(self, dc: DeviceClass, also: bool) -> list[Device]:
-        """The entities of the class, or (``also``) the others that answer for it."""
-        out = []
-        for d in self.names.devices.values():
-            if d.refused is not None:
-                continue
-            if not also:
-                unit = d.unit.lower() if d.unit else None
-                unclassed = dc.domain == "sensor" and d.device_class is None
-                if d.type == dc.domain and (
-                    dc.covers(d.device_class)
-                    or (unclassed and unit in dc.units)
-                    # "garage am2301 temperature": a sensor announced with neither says it
-                    or (unclassed and unit is None and dc.name in d.name.split())
-                ):
-                    out.append(d)
-                continue
-            for other in dc.also:
-                kind, _, cls = other.partition(":")
-                if d.type == kind and (not cls or d.device_class == cls):
-                    out.append(d)
-        return out
-
-    def _state_word(
-        self, a: Analysis, dc: DeviceClass, start: int, end: int, skip: frozenset[int] = frozenset()
-    ) -> SlotFill | None:
-        """A binary sensor's state in the words of its class ("low", "going off"), outside
-        the words that name it ("smoke" in "are the smoke detectors clear")."""
-        table = self.states.get(f"{dc.domain}:{dc.name}") or {}
-        toks = a.tokens
-        for size in (3, 2, 1):
-            for s in range(start, end - size + 1):
-                span = range(s, s + size)
-                if any(i in skip for i in span):
-                    continue
-                value = table.get(tuple(_word_form(toks[i]) for i in span))
-                if value is not None:
-                    # a word the state slot knows keeps its value ("open"); the class's
-                    # own words are on or off ("low", "detected", "going off")
-                    spoken = " ".join(toks[i].lower for i in span)
-                    value = self.state_forms.get(spoken, value)
-                    return SlotFill("state", value, s, s + size, "class")
-        return None
-
     def _by_class(
         self,
         a: Analysis,
@@ -474,14 +309,18 @@ class DeviceSets:
         stated = [
             h
             for h in binary
-            if self._state_word(a, h.device_class, wanted.start, wanted.end) is not None
+            if self.words.state_word(a, h.device_class, wanted.start, wanted.end) is not None
         ]
         # a set or a state word ("low", "detected") asks a binary sensor; "what is" a sensor
         asks_binary = wanted.is_set or bool(stated) or "state" in out.fills
         order = [stated or binary, sensor] if asks_binary else [sensor, binary]
         tried = [(group, also) for group in order for also in (False, True)]
         for group, also in tried:
-            found = [d for h in group for d in self._members(h.device_class, also)]
+            found = [
+                d
+                for h in group
+                for d in self.words.members(self.names.devices.values(), h.device_class, also)
+            ]
             members = self._narrow(a, found, wanted, class_tokens, out)
             if not members:
                 continue
@@ -517,9 +356,9 @@ class DeviceSets:
         said = out.fills.get("state")
         for h in group:
             # outside the words that name it first; "is my phone charging" has it inside
-            fill = self._state_word(
+            fill = self.words.state_word(
                 a, h.device_class, wanted.start, wanted.end, skip
-            ) or self._state_word(a, h.device_class, wanted.start, wanted.end)
+            ) or self.words.state_word(a, h.device_class, wanted.start, wanted.end)
             if fill is None:
                 continue
             longer = said is not None and (
@@ -542,8 +381,8 @@ class DeviceSets:
     ) -> list[Device]:
         """Only the area's devices, then those whose names share the most other words."""
         unique = list({d.id: d for d in members}.values())
-        if wanted.room is not None:
-            unique = [d for d in unique if d.room == wanted.room]
+        if wanted.areas is not None:
+            unique = [d for d in unique if d.room in wanted.areas]
         room = out.fills.get("room")
         taken = set(skip) | (set(room.tokens) if room is not None else set())
         words = {
@@ -572,15 +411,15 @@ class DeviceSets:
         out.options = []
         out.wrong_type = False
         if len(members) == 1:
-            label = self._labels(members)[0]
+            label = self.scope.labels(members)[0]
             out.fills["device"] = SlotFill("device", label, span[0], span[1], how)
         elif wanted.is_set or binary:
             # a reading of several binary sensors answers for all of them: "is there a leak"
-            names = self._labels(members)
+            names = self.scope.labels(members)
             out.fills["device"] = SlotFill("device", names, span[0], span[1], how)
         else:
             out.fills.pop("device", None)
-            out.options = self._labels(members)
+            out.options = self.scope.labels(members)
         out.covered.update(range(span[0], span[1]))
 
     # ------------------------------------------------------------------ sets
@@ -600,12 +439,13 @@ class DeviceSets:
         if nouns and (device is None or device.how in ("noun", "all")):
             # "is any light on": every device of the type, not those named like it
             types = self._types(state.value if state is not None else None)
-            members = self.names.devices_for_noun(nouns[-1].key, types or None, every=True)
-            if wanted.room is not None:
-                members = [d for d in members if d.room == wanted.room]
+            typed = self.scope.typed(nouns[-1].key)
+            members = [d for d in typed if not types or d.type in types]
+            if wanted.areas is not None:
+                members = [d for d in members if d.room in wanted.areas]
             if members:
                 span = (nouns[-1].start, nouns[-1].end)
-                out.fills["device"] = SlotFill("device", self._labels(members), *span, "all")
+                out.fills["device"] = SlotFill("device", self.scope.labels(members), *span, "all")
                 out.options = []
                 return
         generic = self._generic(a.tokens, wanted.start, wanted.end)
@@ -635,17 +475,17 @@ class DeviceSets:
                     d.type == "binary_sensor"
                     and value not in ("on", "off")
                     and d.device_class in binary
-                    and self._can_be(binary[d.device_class], value)
+                    and self.words.can_be(binary[d.device_class], value)
                 )
             )
         ]
-        if wanted.room is not None:
-            members = [d for d in members if d.room == wanted.room]
+        if wanted.areas is not None:
+            members = [d for d in members if d.room in wanted.areas]
         if not members:
             return
         span = (generic.start, generic.stop) if generic else (-1, -1)
         out.wrong_type = False
         out.options = []
-        out.fills["device"] = SlotFill("device", self._labels(members), *span, "all")
+        out.fills["device"] = SlotFill("device", self.scope.labels(members), *span, "all")
         if generic:
             out.covered.update(generic)
