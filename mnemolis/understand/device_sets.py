@@ -158,12 +158,12 @@ class DeviceSets:
             saved = dict(out.fills)
             out.fills.pop("device", None)
             if self._by_class(a, intent, hits, wanted, out):
-                self._attribute(out)
+                self._attribute(out, hits)
                 return
             out.fills = saved
         if hits and not named:
             if self._by_class(a, intent, hits, wanted, out):
-                self._attribute(out)
+                self._attribute(out, hits)
                 return
             generic = self._generic(a.tokens, start, end) is not None
             if not by_noun and not (wanted.is_set and generic):
@@ -178,9 +178,9 @@ class DeviceSets:
             self._as_set(a, intent, wanted, out)
         elif named and device is not None and "state" in intent.slots:
             self._named_state(a, device, wanted, out)
-        self._attribute(out)
+        self._attribute(out, hits)
 
-    def _attribute(self, out: SlotResult) -> None:
+    def _attribute(self, out: SlotResult, hits: list[ClassHit]) -> None:
         """What "set to" asks of the device's type: a humidifier's target is a humidity;
         a thermostat or water heater asked how warm says its current temperature."""
         fill = out.fills.get("device")
@@ -202,8 +202,7 @@ class DeviceSets:
         elif (
             device.type in ("climate", "water_heater")
             and attribute is None
-            and fill is not None
-            and fill.how == "class"
+            and any(h.device_class.name == "temperature" for h in hits)
         ):
             out.fills["attribute"] = SlotFill("attribute", "current_temperature", -1, -1, "type")
 
@@ -449,7 +448,12 @@ class DeviceSets:
                 out.options = []
                 return
         generic = self._generic(a.tokens, wanted.start, wanted.end)
-        if generic is None and not nouns and device is not None and device.how == "room":
+        rooms = {(h.start, h.end) for h in a.names if h.kind == "room"}
+        type_words = [
+            n for n in nouns if self.scope.is_type_word(n) and (n.start, n.end) not in rooms
+        ]
+        from_area = device is not None and device.how in ("room", "all") and not type_words
+        if generic is None and from_area and wanted.areas is not None:
             generic = range(-1, -1)  # "what's on in the bedroom": everything there
             device = None
             out.fills.pop("device", None)
