@@ -389,14 +389,20 @@ class DeviceSets:
             for i in range(wanted.start, wanted.end)
             if i not in taken and not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet
         }
-        if not words or len(unique) < 2:
-            return unique
 
         def overlap(d: Device) -> int:
             return max(len(words & set(form.split())) for form in d.names)
 
-        best = max(overlap(d) for d in unique)
-        return [d for d in unique if overlap(d) == best] if best else unique
+        if words and len(unique) > 1:
+            best = max(overlap(d) for d in unique)
+            unique = [d for d in unique if overlap(d) == best] if best else unique
+        # the words of their names are explained by them: "the phone" in "how much charge
+        # does the phone have"
+        said = {w for d in unique for w in d.name.split()}
+        for i in range(wanted.start, wanted.end):
+            if i not in taken and (a.tokens[i].lemma in said or a.tokens[i].lower in said):
+                out.covered.add(i)
+        return unique
 
     def _fill(
         self,
