@@ -67,6 +67,10 @@ ROWS: list[Row] = [
     ("is the robot vacuum cleaning", "device.state", {"vacuum.robot"}, {"state": "cleaning"}),
     ("is the front door jammed", "device.state", {"lock.front_door"}, {"state": "jammed"}),
     ("is the thermostat on", "device.state", {"climate.thermostat"}, {"state": "on"}),
+    # ---- requests that only look like questions still act
+    ("any chance you could turn on the porch light", "device.turn_on", {"light.porch"}, {}),
+    ("is it possible to turn off the hallway light", "device.turn_off", {"light.hallway"}, {}),
+    ("how about turning on the bedroom light", "device.turn_on", {"light.bedroom"}, {}),
     # ---- any / all / anything
     ("are any devices powered on?", "device.state", ON_OFF, {"quantifier": "any", "state": "on"}),
     (
