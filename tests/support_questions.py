@@ -111,6 +111,7 @@ _DEVICES: list[tuple[str, str, str, str | None, str | None, str | None]] = [
         None,
     ),
     ("binary_sensor.hub_update", "hub firmware", "binary_sensor", None, "update", None),
+    ("binary_sensor.mailbox", "mailbox", "binary_sensor", "porch", "vibration", None),
     ("binary_sensor.server_heat", "server cupboard heat", "binary_sensor", "office", "heat", None),
     (
         "sensor.living_room_temperature",

@@ -60,6 +60,8 @@ BINARY: list[Row] = [
         {"state": "on"},
     ),
     ("is there motion in the hallway", "sensor.read", {"binary_sensor.hallway_motion"}, {}),
+    # a question naming a device asks it, whatever a declined domain's word says ("post")
+    ("is there post in the mailbox", "sensor.read", {"binary_sensor.mailbox"}, {}),
     ("any movement in the hallway", "sensor.read", {"binary_sensor.hallway_motion"}, {}),
     ("is the internet connected", "device.state", {"binary_sensor.internet"}, {"state": "on"}),
     (

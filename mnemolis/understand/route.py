@@ -128,6 +128,15 @@ class Router:
                 continue  # the invariant: a question is never routed to an action
             if not condition or intent.condition:
                 out.append(self._score(a, start, end, intent, matches, part))
+        if asks and any(
+            h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
+            for h in a.names
+        ):
+            # a question naming a device is about it: "is there post in the mailbox" asks
+            # the mailbox sensor, whatever a declined domain's word ("post") says
+            for c in out:
+                if c.intent.source is None:
+                    c.score -= self.avoid_penalty
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
 
