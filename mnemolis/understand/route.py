@@ -133,9 +133,10 @@ class Router:
             for h in a.names
         ):
             # a question naming a device is about it: "is there post in the mailbox" asks
-            # the mailbox sensor, whatever a declined domain's word ("post") says
+            # the mailbox sensor, whatever a declined domain's word ("post") or another
+            # source's question frame ("what is the ... temperature") says
             for c in out:
-                if c.intent.source is None:
+                if c.intent.source is None or "device" not in c.intent.slots:
                     c.score -= self.avoid_penalty
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
