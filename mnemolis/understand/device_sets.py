@@ -254,18 +254,22 @@ class DeviceSets:
         if noun is None:
             return False
         typed = self.scope.typed(noun.key)
-        if any(d.name == device.value for d in typed):
+        named = self.scope.device_of(device.value)
+        if named is None or named in typed:
             return False
+        areas = self.scope.areas(a, *part, out)
+        last = a.tokens[noun.end - 1]
+        plural = last.lower != last.lemma and last.lower.endswith("s")
+        one = not plural and "quantifier" not in out.fills
+        if one and areas is not None and named.room in areas:
+            return False  # "is the office light on": the area says which, its own "light"
         state = out.fills.get("state")
         types = self._types(str(state.value) if state is not None else None)
         members = [d for d in typed if not types or d.type in types]
-        areas = self.scope.areas(a, *part, out)
         if areas is not None:
             members = [d for d in members if d.room in areas]
         if not members:
             return False
-        last = a.tokens[noun.end - 1]
-        plural = last.lower != last.lemma and last.lower.endswith("s")
         out.fills.pop("device", None)
         if len(members) == 1:
             label = self.scope.labels(members)[0]
