@@ -155,12 +155,14 @@ class DeviceSets:
         if hits and fuzzy:
             # a name heard slightly wrong never beats a class said plainly: "how much
             # energy has the washing machine used" is not the "washing machine leak"
-            saved = dict(out.fills)
+            saved, covered = dict(out.fills), set(out.covered)
             out.fills.pop("device", None)
+            if device is not None:
+                out.covered -= set(device.tokens)  # the words heard as that name are free again
             if self._by_class(a, intent, hits, wanted, out):
                 self._attribute(out, hits)
                 return
-            out.fills = saved
+            out.fills, out.covered = saved, covered
         if hits and not named:
             if self._by_class(a, intent, hits, wanted, out):
                 self._attribute(out, hits)
