@@ -19,6 +19,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.config.questions import CLASS_DOMAINS
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.attributes import attribute_of_type
 from mnemolis.understand.class_words import ClassHit, ClassWords
 from mnemolis.understand.every_device import EveryDevice
 from mnemolis.understand.names import NameHit, NameIndex
@@ -183,30 +184,8 @@ class DeviceSets:
         self._attribute(out, hits)
 
     def _attribute(self, out: SlotResult, hits: list[ClassHit]) -> None:
-        """What "set to" asks of the device's type: a humidifier's target is a humidity;
-        a thermostat or water heater asked how warm says its current temperature."""
-        fill = out.fills.get("device")
-        values = fill.value if fill is not None else []
-        found = [
-            d
-            for v in (values if isinstance(values, list) else [values])
-            if (d := self.scope.device_of(v)) is not None
-        ]
-        if len(found) != 1 or "attribute" not in self.config.slots:
-            return
-        device = found[0]
-        attribute = out.fills.get("attribute")
-        if device.type == "humidifier" and attribute is not None:
-            if attribute.value == "target_temperature":
-                out.fills["attribute"] = SlotFill(
-                    "attribute", "target_humidity", attribute.start, attribute.end, "type"
-                )
-        elif (
-            device.type in ("climate", "water_heater")
-            and attribute is None
-            and any(h.device_class.name == "temperature" for h in hits)
-        ):
-            out.fills["attribute"] = SlotFill("attribute", "current_temperature", -1, -1, "type")
+        if "attribute" in self.config.slots:
+            attribute_of_type(self.scope, out, hits)
 
     def _by_state_in_room(self, wanted: _Wanted, out: SlotResult) -> None:
         """ "is the shed closed": the area's binary sensors that can be in that state."""
