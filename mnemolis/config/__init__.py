@@ -35,6 +35,7 @@ from mnemolis.config.overlay import (
     source_files,
 )
 from mnemolis.config.problems import Problems
+from mnemolis.config.questions import DeviceClasses, QuestionWords, read_questions
 from mnemolis.config.routines import load_steps
 from mnemolis.config.yaml_at import (
     At,
@@ -98,6 +99,8 @@ class Config:
     disabled: dict[str, IntentSpec] = field(default_factory=dict)  # switched off by the owner
     layers: list[Layer] = field(default_factory=list)  # shipped first, then the owner's
     source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
+    questions: QuestionWords = field(default_factory=QuestionWords)  # what makes a question
+    device_classes: DeviceClasses = field(default_factory=DeviceClasses)  # words per class
 
     def intent(self, name: str | None) -> IntentSpec | None:
         return self.intents.get(name) if name else None
@@ -109,7 +112,7 @@ class Config:
 
 
 #: Top-level keys of an intents file.
-TOP_LEVEL_KEYS = ("intents", "slots", "device_types", "language")
+TOP_LEVEL_KEYS = ("intents", "slots", "device_types", "language", "questions", "device_classes")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -153,6 +156,7 @@ def load_config(
     slots, device_nouns, device_states = _vocabulary(intent_docs, problems)
     catalog = build_catalog(intent_docs, slots, problems)
     intents = catalog.intents
+    questions, device_classes = read_questions(intent_docs, intents, problems)
     if not intents and not problems:
         problems.add(ConfigError(owner / "intents" / language, None, "no intents defined"))
     states = frozenset(s for words in device_states.values() for s in words)
@@ -197,6 +201,8 @@ def load_config(
         disabled=catalog.disabled,
         layers=layers,
         source_paths=source_paths,
+        questions=questions,
+        device_classes=device_classes,
     )
 
 

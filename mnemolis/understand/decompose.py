@@ -152,8 +152,13 @@ class Decomposer:
             comma = point is not None and point.kind.startswith(COMMA)
             if comma and not self._opens(a, prev.start, prev.end, left=True):
                 self._undo(kept, ce, point, split)  # "Paris, France"
-            elif prev.inherits_from is None and self._bare_verb(a, prev.start, prev.end):
-                self._undo(kept, ce, point, split)  # "find and play a concerto": one object
+            elif (
+                prev.inherits_from is None
+                and self._bare_verb(a, prev.start, prev.end)
+                and not self.router.device_sets.is_every(a, prev.start, prev.end)
+            ):
+                # "find and play a concerto": one object; "lock up and ..." is a request
+                self._undo(kept, ce, point, split)
             elif self._opens(a, cs, ce) or self._after_comma_and(a, point):
                 kept.append(Fragment(cs, ce))
             elif types := self._inheritable(a, kept, cs, ce):

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from mnemolis.config import Config, IntentSpec
 from mnemolis.plan import Part
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.device_sets import DeviceSets
 from mnemolis.understand.intents import Match
+from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -75,6 +77,9 @@ class Router:
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
+        # a question never acts (the question frame), and asks about a class or a set
+        self.questions = QuestionFrame(config, slots.names.text)
+        self.device_sets = DeviceSets(config, slots.names.text, slots.names)
 
     def content(self, a: Analysis, start: int, end: int) -> list[int]:
         toks = a.tokens
@@ -115,11 +120,24 @@ class Router:
             },
             referent=referent,
         )
+        asks = self.questions.asks(a.tokens, start, end)
         out = []
         for name, matches in by_intent.items():
             intent = self.config.intents[name]
+            if asks and self.questions.acts(intent):
+                continue  # the invariant: a question is never routed to an action
             if not condition or intent.condition:
                 out.append(self._score(a, start, end, intent, matches, part))
+        if asks and any(
+            h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
+            for h in a.names
+        ):
+            # a question naming a device is about it: "is there post in the mailbox" asks
+            # the mailbox sensor, whatever a declined domain's word ("post") or another
+            # source's question frame ("what is the ... temperature") says
+            for c in out:
+                if c.intent.source is None or "device" not in c.intent.slots:
+                    c.score -= self.avoid_penalty
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
 
@@ -137,6 +155,7 @@ class Router:
         evidence = part.literal[intent.name]
         claimed = part.claimed_by_others(intent.name)
         slots = self.slots.extract(a, start, end, intent, best)
+        self.device_sets.refine(a, start, end, intent, slots)
         topic = slots.fills.get("topic")
         all_topic = set(topic.tokens) if topic else set()
         # a word another intent's phrase claims is not part of a topic, unless the

@@ -16,6 +16,7 @@ from mnemolis.devices import Device
 from mnemolis.plan import Part
 from mnemolis.sources.base import Evaluation, PartAnswer, Status, Truth
 from mnemolis.sources.mqtt import codec
+from mnemolis.sources.mqtt.sets import SetAnswers, set_question
 from mnemolis.sources.mqtt.state import DeviceState
 from mnemolis.sources.mqtt.truth import state_matches
 
@@ -36,6 +37,7 @@ class Answers:
     def __init__(self, source: MqttSource) -> None:
         self.source = source
         self.words = source.words
+        self.sets = SetAnswers(self)
 
     def refused(self, name: str, reason: str) -> PartAnswer:
         text = self.words.say("refused_device", name=name, reason=reason)
@@ -44,12 +46,15 @@ class Answers:
     def has_state(self, device: Device) -> bool:
         return bool(codec.state_roles(device))
 
-    def _expired(self, device: Device, state: DeviceState) -> bool:
+    def expired(self, device: Device, state: DeviceState) -> bool:
         limit = device.config.get("expire_after")
         age = state.age(self.source.cache.clock())
         return isinstance(limit, int) and limit > 0 and age is not None and age > limit
 
     def state(self, devices: list[Device], part: Part) -> PartAnswer:
+        kind = set_question(part)
+        if kind is not None:
+            return self.sets.answer(kind, devices, part)
         answers = [self.one(device, part) for device in devices]
         if len(answers) == 1:
             return answers[0]
@@ -84,10 +89,15 @@ class Answers:
             else:
                 text = self.words.say("unavailable_state", device)
             return self.source.reply(text, Status.ERROR, data)
-        if self._expired(device, state):
+        if self.expired(device, state):
             text = self.words.say("expired", device, age=self.words.age(age or 0))
             return self.source.reply(text, Status.ERROR, data)
-        sentence = self.words.describe(device, state.values)
+        attribute = part.slots.get("attribute")
+        sentence = (
+            self.words.attribute(device, attribute, state.values)
+            if isinstance(attribute, str)
+            else None
+        ) or self.words.describe(device, state.values)
         if sentence is None:
             return self.source.reply(self.no_reading(device, None), Status.ERROR, data)
         truth = state_matches(device, state.values, wanted)
@@ -143,7 +153,15 @@ class Answers:
                 continue
             truths.append(state_matches(device, state.values, wanted))
             sentences.append(self.words.describe(device, state.values) or device.name)
-        if any(t is False for t in truths):
+        if part.slots.get("quantifier") == "any":
+            # "if any window is open": one is enough, and all must say no for a no
+            if any(t is True for t in truths):
+                truth = Truth.TRUE
+            elif truths and all(t is False for t in truths):
+                truth = Truth.FALSE
+            else:
+                truth = Truth.UNKNOWN
+        elif any(t is False for t in truths):
             truth = Truth.FALSE
         elif truths and all(t is True for t in truths):
             truth = Truth.TRUE

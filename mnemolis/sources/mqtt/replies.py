@@ -213,6 +213,24 @@ class Phrasebook:
         template = self._template("states", state) or state
         return self._format(template, self.agreement(device), None)
 
+    def state_name(self, state: str) -> str:
+        """A state as said of several devices: "on", "open", "locked"."""
+        template = self._template("states", state) or state
+        return self._format(template, {"its": "their"}, None)
+
+    def attribute(self, device: Device, attribute: str, values: dict[str, Any]) -> str | None:
+        """One attribute of a reading ("what is the thermostat set to"); None when the
+        reading does not have it."""
+        template = self._template("attributes", attribute)
+        value = values.get(attribute)
+        if template is None or value is None:
+            return None
+        if attribute == "mode":
+            said = self._template("modes", str(value)) or str(value)
+        else:
+            said = self.quantity(device, value)
+        return self._format(template, {**self.agreement(device), "value": said}, None)
+
     def quantity(self, device: Device, value: Any) -> str:
         if isinstance(value, int | float) and not isinstance(value, bool):
             unit = device.unit or ("°C" if device.type == "climate" else "")

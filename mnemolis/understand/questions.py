@@ -1,0 +1,71 @@
+"""The question frame: a part phrased as a question is never routed to an action.
+
+"is the wall switch left on", "are any devices powered on", "any living room
+curtains open?": whatever else such a part contains, it asks, so routing may
+only pick an intent that changes nothing. This is one invariant, enforced by
+the router for every part (`Router.candidates`), from the words of
+``questions:`` in the intents YAML, not phrase by phrase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mnemolis.config import Config, IntentSpec
+from mnemolis.understand.text import TextPipeline, Token
+
+
+def _forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
+    """Each multiword form as its word tuple (lower case, as the tokenizer splits it)."""
+    return sorted({tuple(text.words(w)) for w in words if w.strip()}, key=len, reverse=True)
+
+
+@dataclass(frozen=True)
+class FrameHit:
+    """Where a question frame was found, and which."""
+
+    start: int
+    end: int
+    frame: str
+
+
+class QuestionFrame:
+    """Tells whether a part asks, and whether an intent would act."""
+
+    def __init__(self, config: Config, text: TextPipeline) -> None:
+        words = config.questions
+        self.frames = _forms(words.frames, text)
+        self.not_questions = _forms(words.not_questions, text)
+        self.skip = {w for form in _forms(words.skip, text) for w in form}
+        self.read_actions = set(words.read_actions) or {"state"}
+
+    @staticmethod
+    def _at(tokens: Sequence[Token], i: int, end: int, form: tuple[str, ...]) -> bool:
+        if i + len(form) > end:
+            return False
+        return all(tokens[i + k].lower == w for k, w in enumerate(form))
+
+    def frame(self, tokens: Sequence[Token], start: int, end: int) -> FrameHit | None:
+        """The question frame the part starts with (after the skip words), if any."""
+        i = start
+        while i < end and (tokens[i].is_punct or tokens[i].lower in self.skip):
+            i += 1
+        if i >= end:
+            return None
+        if any(self._at(tokens, i, end, form) for form in self.not_questions):
+            return None
+        for form in self.frames:
+            if self._at(tokens, i, end, form):
+                return FrameHit(i, i + len(form), " ".join(form))
+        return None
+
+    def asks(self, tokens: Sequence[Token], start: int, end: int) -> bool:
+        return self.frame(tokens, start, end) is not None
+
+    def acts(self, intent: IntentSpec) -> bool:
+        """True when routing a part to ``intent`` would change something in the house:
+        a device action other than reading, or a routine's steps."""
+        if intent.action is not None and intent.action not in self.read_actions:
+            return True
+        return intent.raw_do is not None
