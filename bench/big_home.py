@@ -108,7 +108,7 @@ def accuracy() -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         argv = ["--config", str(HOME), "eval", *map(str, SENTENCES), "--holdout"]
-        argv += ["--no-timing", "--errors", "0", "--allow-undefined-intents", "--json", str(report)]
+        argv += ["--no-timing", "--errors", "0", "--json", str(report)]
         run(build_parser().parse_args(argv), None, io.StringIO(), io.StringIO())
         figures = json.loads(report.read_text(encoding="utf-8"))
     out = {}

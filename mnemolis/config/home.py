@@ -11,11 +11,14 @@ Every wrong device or room is reported, not only the first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemolis.config.problems import Problems
 from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text, lower_words
-from mnemolis.devices import TYPE_ACTIONS, Device, Floor
+from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry, Floor
+
+if TYPE_CHECKING:
+    from mnemolis.config import Config
 
 
 @dataclass
@@ -151,3 +154,14 @@ def _device(raw: Any, d_at: At) -> Device:
         device_class=raw.get("device_class"),
     )
     return device
+
+
+def registry_from_config(config: Config) -> DeviceRegistry:
+    """The device registry of the home the configuration writes: its devices, rooms
+    and floors. Discovery adds to it later; understanding and sources share it."""
+    registry = DeviceRegistry(config.devices)
+    for room, aliases in config.rooms.items():
+        registry.add_room(room, aliases)
+    for floor in config.floor_specs:
+        registry.add_floor(floor)
+    return registry

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mnemolis.config import Config
+from mnemolis.config.home import registry_from_config
 from mnemolis.devices import DeviceRegistry
 from mnemolis.plan import Conditional, Part, Plan, Step
 from mnemolis.understand.analysis import Analysis, Analyzer
@@ -32,15 +33,6 @@ from mnemolis.understand.trace import Trace
 from mnemolis.understand.values import fit_to_device
 
 __all__ = ["Context", "Trace", "Understander", "registry_from_config"]
-
-
-def registry_from_config(config: Config) -> DeviceRegistry:
-    registry = DeviceRegistry(config.devices)
-    for room, aliases in config.rooms.items():
-        registry.add_room(room, aliases)
-    for floor in config.floor_specs:
-        registry.add_floor(floor)
-    return registry
 
 
 class Understander:

@@ -89,8 +89,8 @@ def describe_device(source: MqttSource, device: Device, now: float) -> dict[str,
 async def collect(
     config: Config, wait_s: float | None, settings: MqttSettings | None = None
 ) -> dict[str, Any]:
+    from mnemolis.config.home import registry_from_config
     from mnemolis.sources.mqtt.source import MqttSource
-    from mnemolis.understand import registry_from_config
 
     registry = registry_from_config(config)
     source = MqttSource(config, registry, settings)
