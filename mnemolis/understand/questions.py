@@ -21,6 +21,16 @@ def _forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
     return sorted({tuple(text.words(w)) for w in words if w.strip()}, key=len, reverse=True)
 
 
+def _by_first(forms: list[tuple[str, ...]]) -> dict[str, list[tuple[str, ...]]]:
+    """Forms by their first word, longest first: a part is tried only against the
+    forms that can start where it starts (every routed part asks this)."""
+    table: dict[str, list[tuple[str, ...]]] = {}
+    for form in forms:
+        if form:
+            table.setdefault(form[0], []).append(form)
+    return table
+
+
 @dataclass(frozen=True)
 class FrameHit:
     """Where a question frame was found, and which."""
@@ -35,8 +45,8 @@ class QuestionFrame:
 
     def __init__(self, config: Config, text: TextPipeline) -> None:
         words = config.questions
-        self.frames = _forms(words.frames, text)
-        self.not_questions = _forms(words.not_questions, text)
+        self.frames = _by_first(_forms(words.frames, text))
+        self.not_questions = _by_first(_forms(words.not_questions, text))
         self.skip = {w for form in _forms(words.skip, text) for w in form}
         self.read_actions = set(words.read_actions) or {"state"}
 
@@ -53,9 +63,10 @@ class QuestionFrame:
             i += 1
         if i >= end:
             return None
-        if any(self._at(tokens, i, end, form) for form in self.not_questions):
+        first = tokens[i].lower
+        if any(self._at(tokens, i, end, form) for form in self.not_questions.get(first, ())):
             return None
-        for form in self.frames:
+        for form in self.frames.get(first, ()):
             if self._at(tokens, i, end, form):
                 return FrameHit(i, i + len(form), " ".join(form))
         return None
