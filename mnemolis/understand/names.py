@@ -109,6 +109,9 @@ class NameIndex:
                 self._number_words.setdefault(str(value), word)
         self._conj_words = {c for c in config.language.conjunctions if " " not in c} | {"&"}
         self._meaningful = _meaningful_words(config)
+        self._noun_groups = [
+            [" ".join(text.lemmas(n)) for n in group] for group in config.noun_groups
+        ]
         self._lock = threading.Lock()
         self._compiled = self._compile()
         registry.subscribe(self._on_registry_change)
@@ -287,6 +290,8 @@ class NameIndex:
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
         by_type = [d for d in c.devices.values() if d.type in noun_types]
         with_word = {i for w in classes for i in c.word_index.get(w, ())}
+        for same in self._same_nouns(noun):  # "air conditioner", or "ac" for it
+            with_word |= self.named_with(same.split())
         class_used = any(d.device_class in classes for d in by_type)
 
         def other_class(d: Device) -> bool:
@@ -302,6 +307,10 @@ class NameIndex:
         others = [c.devices[i] for i in sorted(with_word) if i in c.devices]
         tiers.append([d for d in others if d.type not in noun_types])
         return [tier for tier in tiers if tier]
+
+    def _same_nouns(self, noun: str) -> list[str]:
+        """The lemmas of the nouns that mean what ``noun`` does (itself among them)."""
+        return [n for g in self._noun_groups if noun in g for n in g] or [noun]
 
     def is_noun(self, word: str) -> bool:
         """True when ``word`` names a kind of device (a type word or a name's last word)."""

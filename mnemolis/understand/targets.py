@@ -21,6 +21,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
 
 
@@ -59,6 +60,7 @@ class TargetResolver:
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
         self.places = lang.place_prepositions
+        self.stems = NameStems(names, self.quiet)
 
     def resolve(
         self,
@@ -83,6 +85,7 @@ class TargetResolver:
         ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
+        hits = [h for h in hits if not self._verb(a, h, start, end, intent, hits, skip)]
         nouns_said = any(h.kind == "noun" and start <= h.start and h.end <= end for h in hits)
         devices = self._not_the_room(
             a, [h for h in exact if h.kind == "device"], rooms, types, nouns_said
@@ -97,6 +100,8 @@ class TargetResolver:
                 for r in rooms or [h for h in fuzzy if h.kind == "room" and not h.alternatives]
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
+        if not devices and not rooms and not nouns_said:
+            devices = self.stems.hits(a, start, end, skip)  # "turn off the stairs"
         origin = self.names.canonical_room(a.origin_room)
         found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
         scope = union(found)
@@ -174,6 +179,31 @@ class TargetResolver:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
         return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
+
+    def _verb(
+        self,
+        a: Analysis,
+        noun: NameHit,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        hits: list[NameHit],
+        skip: set[int],
+    ) -> bool:
+        """ "switch off the kitchen", "switch the kitchen light on": a type word that
+        opens the part and one of the intent's own phrases, uninflected, with what it
+        acts on after it, is the verb, not a switch ("lights on upstairs" keeps its
+        lights, "turn the switch on" its switch)."""
+        if noun.kind != "noun" or noun.start not in skip:
+            return False
+        token = a.tokens[noun.start]
+        said_before = any(a.tokens[i].lower not in self.quiet for i in range(start, noun.start))
+        if said_before or token.lower != token.lemma:
+            return False
+        word = token.lower
+        if not any(p.text.split()[:1] == [word] and " " in p.text for p in intent.phrases):
+            return False
+        return any(h.start >= noun.end and h.end <= end and h is not noun for h in hits)
 
     def _plural(self, a: Analysis, noun: NameHit) -> bool:
         """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
