@@ -8,6 +8,8 @@ its own (not the big home's rows).
 - "the switch(es)" are the switches, and "switch off the kitchen" a verb;
 - "ac", "aircon", "air conditioner" name the device called "air conditioner"
   before the other climate devices;
+- "the water" is a valve, not the "water heater" (a type word names a device of
+  another type only as its name's last word);
 - "the steps" is the light called "steps lights", when nothing else is said;
 - "the light(s)" with no area named are those of the area spoken in.
 """
@@ -43,6 +45,8 @@ DEVICES = [
     _d("c_study_ac", "study air conditioner", "climate", "study"),
     _d("c_hall_radiator", "hall radiator", "climate", "hallway"),
     _d("c_thermostat", "thermostat", "climate", None),
+    _d("v_main", "main stopcock", "valve", "utility"),
+    _d("w_heater", "water heater", "water_heater", "utility"),
 ]
 KITCHEN_LIGHTS = ["l_pendant", "l_spots"]
 
@@ -50,7 +54,7 @@ KITCHEN_LIGHTS = ["l_pendant", "l_spots"]
 @pytest.fixture(scope="module")
 def home(config: Config) -> Understander:
     registry = DeviceRegistry([dataclasses.replace(d) for d in DEVICES])
-    for room in ("kitchen", "pantry", "study", "hallway"):
+    for room in ("kitchen", "pantry", "study", "hallway", "utility"):
         registry.add_room(room, [])
     return Understander(home_config(config), registry)
 
@@ -89,6 +93,10 @@ ROWS: list[tuple[str, str | None, str, list[str]]] = [
     ("turn on the ac", None, "device.turn_on", ["c_study_ac"]),
     ("turn off the aircon", None, "device.turn_off", ["c_study_ac"]),
     ("turn on the radiator", None, "device.turn_on", ["c_hall_radiator"]),
+    # a type word names a device of another type only as its name's last word:
+    # "the water" is the valve, not the water heater (which "the heater" still is)
+    ("shut off the water", None, "device.close", ["v_main"]),
+    ("turn off the water heater", None, "device.turn_off", ["w_heater"]),
     # a name without its type word, when it is all that is said
     ("turn off the steps", None, "device.turn_off", ["l_steps"]),
     ("turn on the pendant", None, "device.turn_on", ["l_pendant"]),

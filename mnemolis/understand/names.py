@@ -283,7 +283,8 @@ class NameIndex:
         awning or the garage door, unless named with the word). The type's own word
         ("the lights") means all of them; another ("the lamps", "the radiators")
         those named with it first. Only when none of those fit do devices of other
-        types named with the noun come ("the lamp" for a switch called "floor lamp").
+        types named with the noun come ("the lamp" for a switch called "floor lamp"),
+        as their name's last word ("the water" is no "water heater").
         """
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
@@ -304,7 +305,9 @@ class NameIndex:
         named_ids = {d.id for d in named}
         generic = bool(classes & noun_types)
         tiers = [meant] if generic else [named, [d for d in meant if d.id not in named_ids]]
-        others = [c.devices[i] for i in sorted(with_word) if i in c.devices]
+        # "the lamp" for a switch called "floor lamp", not "the water" for the water heater
+        heads = {i for w in classes for i in c.head_nouns.get(w, ())}
+        others = [c.devices[i] for i in sorted(with_word & heads) if i in c.devices]
         tiers.append([d for d in others if d.type not in noun_types])
         return [tier for tier in tiers if tier]
 
