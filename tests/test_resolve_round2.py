@@ -147,6 +147,24 @@ SPLITS: list[tuple[str, list[tuple[str, list[str]]]]] = [
 ]
 
 
+# a part made only of a value is about the device the part before it named, when
+# that device can take it; else it is resolved on its own
+SPLITS += [
+    (
+        "set the study air conditioner to cool and 20 degrees",
+        [("device.set_mode", ["c_study_ac"]), ("device.set_temperature", ["c_study_ac"])],
+    ),
+    (
+        "turn on the pendant light and 40 percent",
+        [("device.turn_on", ["l_pendant"]), ("device.set_brightness", ["l_pendant"])],
+    ),
+    (
+        "turn on the toaster and 40 percent",
+        [("device.turn_on", ["s_toaster"]), ("device.set_brightness", [])],
+    ),
+]
+
+
 @pytest.mark.parametrize(("text", "parts"), SPLITS)
 def test_other_conjunctions_split(
     home: Understander, text: str, parts: list[tuple[str, list[str]]]
@@ -168,3 +186,15 @@ def test_a_stem_with_other_words_is_no_name(home: Understander) -> None:
     """ "set the reading mode": "reading" beside another word is no "reading lamp"."""
     part = only_part(home.understand("set the reading mode"))
     assert "l_reading" not in _slot_ids(home, part.slots.get("device"))
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("set the study air conditioner to cool and 20 degrees", "temperature", 20),
+        ("turn on the pendant light and 40 percent", "brightness", 40),
+    ],
+)
+def test_the_bare_value_is_read(home: Understander, text: str, slot: str, value: int) -> None:
+    last = home.understand(text).parts()[-1]
+    assert last.slots.get(slot) == value, last.to_dict()
