@@ -198,3 +198,16 @@ def test_a_stem_with_other_words_is_no_name(home: Understander) -> None:
 def test_the_bare_value_is_read(home: Understander, text: str, slot: str, value: int) -> None:
     last = home.understand(text).parts()[-1]
     assert last.slots.get(slot) == value, last.to_dict()
+
+
+@pytest.mark.parametrize("text", ["switch it off", "switch on"])
+def test_the_verb_switch_names_no_switch(home: Understander, text: str) -> None:
+    """With nothing named, "switch" is the verb: no switch is acted on."""
+    part = only_part(home.understand(text, room="kitchen"))
+    assert part.slots.get("device") is None, part.to_dict()
+
+
+def test_switch_off_everything_is_everything(home: Understander) -> None:
+    part = only_part(home.understand("switch off everything"))
+    ids = _slot_ids(home, part.slots.get("device"))
+    assert {"l_pendant", "s_toaster", "f_kitchen"} <= set(ids), ids

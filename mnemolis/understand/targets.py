@@ -61,6 +61,7 @@ class TargetResolver:
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
         self.places = lang.place_prepositions
         self.stems = NameStems(names, self.quiet)
+        self.verb_nouns = frozenset(config.verb_nouns)
 
     def resolve(
         self,
@@ -85,7 +86,7 @@ class TargetResolver:
         ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
-        hits = [h for h in hits if not self._verb(a, h, start, end, intent, hits, skip)]
+        hits = [h for h in hits if not self._verb(a, h, start, skip)]
         nouns_said = any(h.kind == "noun" and start <= h.start and h.end <= end for h in hits)
         devices = self._not_the_room(
             a, [h for h in exact if h.kind == "device"], rooms, types, nouns_said
@@ -180,30 +181,16 @@ class TargetResolver:
         ask = len(candidates) > 1 and not wants_all
         return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
 
-    def _verb(
-        self,
-        a: Analysis,
-        noun: NameHit,
-        start: int,
-        end: int,
-        intent: IntentSpec,
-        hits: list[NameHit],
-        skip: set[int],
-    ) -> bool:
-        """ "switch off the kitchen", "switch the kitchen light on": a type word that
-        opens the part and one of the intent's own phrases, uninflected, with what it
-        acts on after it, is the verb, not a switch ("lights on upstairs" keeps its
-        lights, "turn the switch on" its switch)."""
+    def _verb(self, a: Analysis, noun: NameHit, start: int, skip: set[int]) -> bool:
+        """ "switch off the kitchen", "switch it off": a type word that is also a verb
+        (devices.yaml `verbs`), uninflected and opening the part as the intent's own
+        word, is the verb, not a switch ("turn the switch on" keeps its switch)."""
         if noun.kind != "noun" or noun.start not in skip:
             return False
         token = a.tokens[noun.start]
-        said_before = any(a.tokens[i].lower not in self.quiet for i in range(start, noun.start))
-        if said_before or token.lower != token.lemma:
+        if token.lower not in self.verb_nouns or token.lower != token.lemma:
             return False
-        word = token.lower
-        if not any(p.text.split()[:1] == [word] and " " in p.text for p in intent.phrases):
-            return False
-        return any(h.start >= noun.end and h.end <= end and h is not noun for h in hits)
+        return all(a.tokens[i].lower in self.quiet for i in range(start, noun.start))
 
     def _plural(self, a: Analysis, noun: NameHit) -> bool:
         """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
