@@ -241,11 +241,9 @@ ROWS: list[tuple[str, list[P | C]]] = [
         [P("weather.forecast", day="today"), P("weather.forecast", day="tomorrow")],
     ),
     (
+        # two areas joined under one type word: one part over both areas' lights
         "turn off the lights in the kitchen and the bedroom",
-        [
-            P("device.turn_off", room="kitchen"),
-            P("device.turn_off", room="bedroom", device="bedroom light"),
-        ],
+        [P("device.turn_off", room="kitchen", device=["bedroom light", "kitchen light"])],
     ),
     # ---- conditionals
     (

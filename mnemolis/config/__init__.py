@@ -98,6 +98,12 @@ class Config:
     floor_specs: list[Floor] = field(default_factory=list)  # floors with levels and aliases
     disabled: dict[str, IntentSpec] = field(default_factory=dict)  # switched off by the owner
     layers: list[Layer] = field(default_factory=list)  # shipped first, then the owner's
+    #: type nouns that mean one thing ("ac", "air conditioner"): a device named with
+    #: one of them is what any of them names first
+    noun_groups: list[list[str]] = field(default_factory=list)
+    #: type nouns that are also verbs ("switch off the kitchen"): the verb when they
+    #: open a request
+    verb_nouns: set[str] = field(default_factory=set)
     source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
     questions: QuestionWords = field(default_factory=QuestionWords)  # what makes a question
     device_classes: DeviceClasses = field(default_factory=DeviceClasses)  # words per class
@@ -153,7 +159,7 @@ def load_config(
     elif languages:
         with problems.each():
             lang = _language(*languages[0])
-    slots, device_nouns, device_states = _vocabulary(intent_docs, problems)
+    slots, device_nouns, device_states, noun_groups, verb_nouns = _vocabulary(intent_docs, problems)
     catalog = build_catalog(intent_docs, slots, problems)
     intents = catalog.intents
     questions, device_classes = read_questions(intent_docs, intents, problems)
@@ -198,6 +204,8 @@ def load_config(
         files=read,
         floors=floors,
         floor_specs=floor_specs,
+        noun_groups=noun_groups,
+        verb_nouns=verb_nouns,
         disabled=catalog.disabled,
         layers=layers,
         source_paths=source_paths,
@@ -230,11 +238,15 @@ def _language(file: YamlFile, data: dict[str, Any]) -> Language:
 
 def _vocabulary(
     docs: list[tuple[YamlFile, dict[str, Any]]], problems: Problems
-) -> tuple[dict[str, SlotSpec], dict[str, list[str]], dict[str, list[str]]]:
+) -> tuple[
+    dict[str, SlotSpec], dict[str, list[str]], dict[str, list[str]], list[list[str]], set[str]
+]:
     """The slots and device words of every intents file."""
     slots: dict[str, SlotSpec] = {}
     device_nouns: dict[str, list[str]] = {}
     device_states: dict[str, list[str]] = {}
+    noun_groups: list[list[str]] = []
+    verb_nouns: set[str] = set()
     for file, data in docs:
         at = At(file.path)
         for key in data:
@@ -261,4 +273,10 @@ def _vocabulary(
                     device_states.setdefault(dtype, []).extend(
                         lower_words(raw.get("states"), t_at / "states", "states")
                     )
-    return slots, device_nouns, device_states
+                    same = raw.get("same") or []
+                    if not isinstance(same, list):
+                        raise (t_at / "same").error("same: a list of lists of nouns")
+                    for n, group in enumerate(same):
+                        noun_groups.append(lower_words(group, t_at / "same" / n, "same"))
+                    verb_nouns.update(lower_words(raw.get("verbs"), t_at / "verbs", "verbs"))
+    return slots, device_nouns, device_states, noun_groups, verb_nouns

@@ -26,6 +26,7 @@ from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.names import NameIndex
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.route import Routed, Router
+from mnemolis.understand.same_device import takes_previous_device
 from mnemolis.understand.schedule import TimedSlots, TimeReader
 from mnemolis.understand.slots import SlotExtractor
 from mnemolis.understand.text import TextPipeline
@@ -302,7 +303,10 @@ class Understander:
         takes the last intent."""
         words = {a.tokens[i].lower for i in range(start, end)}
         if part.intent is not None:
-            if part.source == "mqtt" and "device" not in part.slots and words & self.pronouns:
+            bare = takes_previous_device(a, part, start, end, hint, self.config, self.registry)
+            # "... and 20 degrees": a bare value is about the device just named, as "it" is
+            said_it = bool(words & self.pronouns) or bare
+            if part.source == "mqtt" and "device" not in part.slots and said_it:
                 if hint:
                     part.slots["device"] = hint
                     part.provenance.setdefault("slots", {})["device"] = "same request"
@@ -316,7 +320,7 @@ class Understander:
                 part.provenance.pop("options", None)
                 if trace and "device" in part.slots:
                     trace.begin("context")
-                    trace.note(f"{part.text!r}: pronoun -> {part.slots['device']}")
+                    trace.note(f"{part.text!r}: same device -> {part.slots['device']}")
             return
         if context is None or context.intent is None or "declined" in part.provenance:
             return

@@ -10,7 +10,10 @@ still judged on its own.
 - protected spans: a known name spanning the occurrence (a fixed pair,
   a device or room name, a title a source confirms: "pride and
   prejudice"), or a capitalised pair ("Iran and Israel"), judged by the one
-  word on each side, not by the rest of the query.
+  word on each side, not by the rest of the query;
+- an area pair: "the lights in the kitchen and dining room", "the bedroom
+  and bathroom lights" join two areas under one verb and one type word: one
+  part over both areas (the resolver unites the areas a part names).
 
 The third guard, meaningful content, judges the parts a split produces and
 lives in `decompose`.
@@ -53,6 +56,7 @@ class Guards:
         self.pairing = {c for c in lang.conjunctions if c.split()[0] == "and"} | {"and", "&"}
         self.name_joiners = {"and", "&", "plus", "n", "'n'"}
         self.item_lists = ItemLists(config)  # "add milk, eggs and bread to the list"
+        self.determiners = lang.determiners
 
     def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
         """Every conjunction and comma strictly inside ``[start, end)``, guarded."""
@@ -70,8 +74,37 @@ class Guards:
         self.item_lists.protect(a, start, end, occ)
         for o in occ:
             if o.guard is None and o.kind != ",":
-                o.guard = self._protected_name(a, o) or self._capitalised_pair(a, o, start)
+                o.guard = (
+                    self._protected_name(a, o)
+                    or self._area_pair(a, o, end)
+                    or self._capitalised_pair(a, o, start)
+                )
         return occ
+
+    def _area_pair(self, a: Analysis, o: Occurrence, end: int) -> str | None:
+        """ "the kitchen and (the) dining room (lights)": an area right before the
+        conjunction and one right after it, the second not followed by a request of
+        its own nor by a device name of its own (a determiner may come between)."""
+        if o.kind not in self.name_joiners:
+            return None
+        after = o.end
+        while after < end and a.tokens[after].lower in self.determiners:
+            after += 1
+        areas = [h for h in a.names if h.is_area]
+        left = [h for h in areas if h.end == o.start]
+        right = [h for h in areas if h.start == after and h.end <= end]
+        if not left or not right:
+            return None
+        tail = max(h.end for h in right)
+        if self._opens_request(a, tail):
+            return None
+        # "the bedroom and kitchen kettle": the second area starts a device's own name
+        # ("pantry lights", an area then a type word, is the type shared)
+        shared = {h.end for h in a.names if h.kind == "noun" and h.start == tail}
+        named = [h for h in a.names if h.kind == "device" and h.start == after and h.end > tail]
+        if any(h.end not in shared for h in named):
+            return None
+        return f"area pair: {a.span_text(left[0].start, tail).lower()}"
 
     def _opens_request(self, a: Analysis, position: int) -> bool:
         if position >= len(a.tokens):

@@ -109,6 +109,9 @@ class NameIndex:
                 self._number_words.setdefault(str(value), word)
         self._conj_words = {c for c in config.language.conjunctions if " " not in c} | {"&"}
         self._meaningful = _meaningful_words(config)
+        self._noun_groups = [
+            [" ".join(text.lemmas(n)) for n in group] for group in config.noun_groups
+        ]
         self._lock = threading.Lock()
         self._compiled = self._compile()
         registry.subscribe(self._on_registry_change)
@@ -280,13 +283,16 @@ class NameIndex:
         awning or the garage door, unless named with the word). The type's own word
         ("the lights") means all of them; another ("the lamps", "the radiators")
         those named with it first. Only when none of those fit do devices of other
-        types named with the noun come ("the lamp" for a switch called "floor lamp").
+        types named with the noun come ("the lamp" for a switch called "floor lamp"),
+        as their name's last word ("the water" is no "water heater").
         """
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
         by_type = [d for d in c.devices.values() if d.type in noun_types]
         with_word = {i for w in classes for i in c.word_index.get(w, ())}
+        for same in self._same_nouns(noun):  # "air conditioner", or "ac" for it
+            with_word |= self.named_with(same.split())
         class_used = any(d.device_class in classes for d in by_type)
 
         def other_class(d: Device) -> bool:
@@ -299,9 +305,15 @@ class NameIndex:
         named_ids = {d.id for d in named}
         generic = bool(classes & noun_types)
         tiers = [meant] if generic else [named, [d for d in meant if d.id not in named_ids]]
-        others = [c.devices[i] for i in sorted(with_word) if i in c.devices]
+        # "the lamp" for a switch called "floor lamp", not "the water" for the water heater
+        heads = {i for w in classes for i in c.head_nouns.get(w, ())}
+        others = [c.devices[i] for i in sorted(with_word & heads) if i in c.devices]
         tiers.append([d for d in others if d.type not in noun_types])
         return [tier for tier in tiers if tier]
+
+    def _same_nouns(self, noun: str) -> list[str]:
+        """The lemmas of the nouns that mean what ``noun`` does (itself among them)."""
+        return [n for g in self._noun_groups if noun in g for n in g] or [noun]
 
     def is_noun(self, word: str) -> bool:
         """True when ``word`` names a kind of device (a type word or a name's last word)."""

@@ -21,6 +21,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
 
 
@@ -59,6 +60,8 @@ class TargetResolver:
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
         self.places = lang.place_prepositions
+        self.stems = NameStems(names, self.quiet)
+        self.verb_nouns = frozenset(config.verb_nouns)
 
     def resolve(
         self,
@@ -83,6 +86,7 @@ class TargetResolver:
         ]
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
+        hits = [h for h in hits if not self._verb(a, h, start, skip)]
         nouns_said = any(h.kind == "noun" and start <= h.start and h.end <= end for h in hits)
         devices = self._not_the_room(
             a, [h for h in exact if h.kind == "device"], rooms, types, nouns_said
@@ -97,6 +101,8 @@ class TargetResolver:
                 for r in rooms or [h for h in fuzzy if h.kind == "room" and not h.alternatives]
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
+        if not devices and not rooms and not nouns_said:
+            devices = self.stems.hits(a, start, end, skip)  # "turn off the stairs"
         origin = self.names.canonical_room(a.origin_room)
         found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
         scope = union(found)
@@ -174,6 +180,17 @@ class TargetResolver:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
         return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
+
+    def _verb(self, a: Analysis, noun: NameHit, start: int, skip: set[int]) -> bool:
+        """ "switch off the kitchen", "switch it off": a type word that is also a verb
+        (devices.yaml `verbs`), uninflected and opening the part as the intent's own
+        word, is the verb, not a switch ("turn the switch on" keeps its switch)."""
+        if noun.kind != "noun" or noun.start not in skip:
+            return False
+        token = a.tokens[noun.start]
+        if token.lower not in self.verb_nouns or token.lower != token.lemma:
+            return False
+        return all(a.tokens[i].lower in self.quiet for i in range(start, noun.start))
 
     def _plural(self, a: Analysis, noun: NameHit) -> bool:
         """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""

@@ -1,0 +1,59 @@
+"""Devices called by their name without its type word: "the stairs" for the "stair lights".
+
+A device whose own name ends in a word for its own type ("stair lights", a
+light; "porch lamp") is also called by the words before that word, but only
+when those words are all a part says besides its verb ("turn off the
+stairs"): "night" in "set night mode" is no "night light", and an area or a
+type word said makes the usual rules apply.
+"""
+
+from __future__ import annotations
+
+from mnemolis.devices import Device, name_key
+from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.names import NameHit, NameIndex
+
+#: A stem heard is a weaker hit than a name said whole (the hit's score).
+STEM_SCORE = 95.0
+
+
+class NameStems:
+    """The stem index, rebuilt when the name index's devices change."""
+
+    def __init__(self, names: NameIndex, quiet: frozenset[str] | set[str]) -> None:
+        self.names = names
+        self.quiet = quiet
+        self._built_for: dict[str, Device] | None = None
+        self._stems: dict[str, list[str]] = {}
+
+    def hits(self, a: Analysis, start: int, end: int, skip: set[int]) -> list[NameHit]:
+        """The devices whose stem is every word of tokens[start:end] but the verb's
+        and the quiet ones, when those words run together."""
+        said = [
+            i
+            for i in range(start, end)
+            if i not in skip and not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet
+        ]
+        if not said or said[-1] - said[0] + 1 != len(said):
+            return []
+        stem = " ".join(a.tokens[i].lemma for i in said)
+        ids = self._index().get(stem, [])
+        return [NameHit("device", i, said[0], said[-1] + 1, STEM_SCORE) for i in ids]
+
+    def _index(self) -> dict[str, list[str]]:
+        devices = self.names.devices
+        if devices is not self._built_for:
+            self._stems = _stems(self.names, devices)
+            self._built_for = devices
+        return self._stems
+
+
+def _stems(names: NameIndex, devices: dict[str, Device]) -> dict[str, list[str]]:
+    stems: dict[str, list[str]] = {}
+    for device in devices.values():
+        lemmas = names.text.lemmas(name_key(device.name))
+        for cut in range(len(lemmas) - 1, 0, -1):
+            if device.type in names.noun_types(" ".join(lemmas[cut:])):
+                stems.setdefault(" ".join(lemmas[:cut]), []).append(device.id)
+                break
+    return stems
