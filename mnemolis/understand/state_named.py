@@ -67,13 +67,15 @@ class StateNamedFinder:
         if found is None:
             return None
         state = found.state
-        if any(not (state.start <= n.start and n.end <= state.end) for n in nouns):
-            return None
+        same = device is not None and self.scope.device_of(device.value) is found.device
+        outside = [n for n in nouns if not (state.start <= n.start and n.end <= state.end)]
+        if not same and any(self.scope.typed(n.key) for n in outside):
+            return None  # "is the fan on": a type word of devices here names them
         said = out.fills.get("state")
         named_by_name = device is not None and (
             device.how == "exact" or device.how.startswith("fuzzy")
         )
-        if device is not None and named_by_name:
+        if device is not None and named_by_name and not same:
             value = str(said.value if said is not None else state.value)
             types = {t for t, known in self.device_states.items() if value in known}
             named = self.scope.device_of(device.value)
