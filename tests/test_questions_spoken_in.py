@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.devices import Capabilities, Device, DeviceRegistry
 from mnemolis.understand import Understander
 from tests.support_questions import entity_ids
 
@@ -53,12 +53,24 @@ _DEVICES: list[tuple[str, str, str, str | None, str | None, str | None]] = [
 ]
 
 
+# climates and what they announce: "fan only" is a mode of one, "fan" a type word too
+_CLIMATES = [
+    ("climate.study_ac", "study air conditioner", "study", ("off", "cool", "fan_only")),
+    ("climate.den_radiator", "den radiator", "den", ("off", "heat")),
+]
+
+
 @pytest.fixture(scope="module")
 def home(config: Config) -> tuple[Understander, DeviceRegistry]:
     devices = [
         Device(name=name, type=kind, room=room, device_class=cls, unit=unit, id=device_id)
         for device_id, name, kind, room, cls, unit in _DEVICES
     ]
+    devices += [
+        Device(name=name, type="climate", room=room, id=i, caps=Capabilities(modes=modes))
+        for i, name, room, modes in _CLIMATES
+    ]
+    devices.append(Device(name="den fan", type="fan", room="den", id="fan.den"))
     registry = DeviceRegistry(devices)
     for room, aliases in ROOMS.items():
         registry.add_room(room, aliases)
@@ -116,6 +128,21 @@ ROWS: list[Row] = [
         "sensor.read",
         {"humidifier.den"},
         {"attribute": "target_humidity"},
+    ),
+    # a mode said in words holding a type word ("fan"): the climate that announced it
+    (
+        "put the ac in fan only mode",
+        None,
+        "device.set_mode",
+        {"climate.study_ac"},
+        {"mode": "fan_only"},
+    ),
+    (
+        "set the den radiator to heat",
+        None,
+        "device.set_mode",
+        {"climate.den_radiator"},
+        {"mode": "heat"},
     ),
     # a state word of a class and the words of a name
     ("is the tumble dryer done", None, "device.state", {"bs.dryer_running"}, {"state": "off"}),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from mnemolis.config import Config
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.class_words import ClassWords
+from mnemolis.understand.class_words import ClassWords, word_form
 from mnemolis.understand.names import NameHit
 from mnemolis.understand.question_scope import Scope
 from mnemolis.understand.slots import SlotFill, SlotResult
@@ -68,21 +68,29 @@ class StateNamedFinder:
             return None
         state = found.state
         same = device is not None and self.scope.device_of(device.value) is found.device
+        named_by_name = device is not None and (
+            device.how == "exact" or device.how.startswith("fuzzy")
+        )
+        if same and named_by_name:
+            return None  # "is the co alarm going off": named, its state is read as such
         outside = [n for n in nouns if not (state.start <= n.start and n.end <= state.end)]
         if not same and any(self.scope.typed(n.key) for n in outside):
             return None  # "is the fan on": a type word of devices here names them
         said = out.fills.get("state")
-        named_by_name = device is not None and (
-            device.how == "exact" or device.how.startswith("fuzzy")
-        )
-        if device is not None and named_by_name and not same:
+        if device is not None and named_by_name:
             value = str(said.value if said is not None else state.value)
             types = {t for t, known in self.device_states.items() if value in known}
             named = self.scope.device_of(device.value)
             if named is None or named.type == "binary_sensor" or named.type in types:
                 return None
         dc = self.words.binary_class(found.device)
-        if said is not None and dc is not None and self.words.can_be(dc, str(said.value)):
+        longer = said is not None and said.start >= state.start and said.end <= state.end
+        if (
+            said is not None
+            and not longer
+            and dc is not None
+            and self.words.can_be(dc, str(said.value))
+        ):
             return StateNamed(found.device, said)
         return found
 
@@ -116,7 +124,9 @@ class StateNamedFinder:
                 and toks[i].lower not in self.pronouns
             ]
             of_class = [d for d in sensors if dc.covers(d.device_class)]
-            if said:
+            span = tuple(word_form(toks[i]) for i in fill.tokens)
+            if said and dc not in self.words.words.get(span, []):
+                # a class word is no state of a name: "is there a water leak" asks them all
                 members = [
                     d
                     for d in of_class
