@@ -30,6 +30,10 @@ class QuestionWords:
     generic_nouns: list[str] = field(default_factory=list)  # "anything", "devices"
     set_intents: list[str] = field(default_factory=list)  # the device slot lists the set
     read_actions: list[str] = field(default_factory=list)  # actions that change nothing
+    # "is the window open" asked in a room: its window; "is there a leak": any
+    definite: list[str] = field(default_factory=list)  # "the", "my"
+    # "how many kilometres": a unit after these asks a quantity, not a count of devices
+    count_frames: list[str] = field(default_factory=list)  # "how many", "number of"
     #: phrases that need no device because they mean every device the intent acts on
     #: ("lock up": every lock), by intent
     every_device: dict[str, list[str]] = field(default_factory=dict)

@@ -20,12 +20,17 @@ from mnemolis.config.questions import CLASS_DOMAINS
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.attributes import attribute_of_type
+from mnemolis.understand.class_scope import ClassScope, longer, none_of, same
 from mnemolis.understand.class_words import ClassHit, ClassWords
 from mnemolis.understand.every_device import EveryDevice
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.question_scope import Scope
 from mnemolis.understand.slots import SlotFill, SlotResult
+from mnemolis.understand.state_named import StateNamedFinder
 from mnemolis.understand.text import TextPipeline, Token
+
+#: `SlotFill.how` of a device found by its class in the one area asked about
+CLASS_IN_AREA = "class in area"
 
 
 @dataclass
@@ -38,20 +43,11 @@ class _Wanted:
     room: str | None
     named: bool  # a device was named by its own name
     areas: frozenset[str] | None = None  # the areas named (a room, a floor), else None
+    origin: str | None = None  # the area the request was spoken in, when known
 
 
 def start_end(hit: NameHit, wanted: _Wanted) -> bool:
     return wanted.start <= hit.start and hit.end <= wanted.end
-
-
-def _longer(hit: ClassHit, noun: NameHit) -> bool:
-    """The class phrase holds the type noun and more words ("smoke detector")."""
-    inside = hit.start <= noun.start and noun.end <= hit.end
-    return inside and hit.end - hit.start > noun.end - noun.start
-
-
-def _same(hit: ClassHit, noun: NameHit) -> bool:
-    return hit.start == noun.start and hit.end == noun.end
 
 
 def _lemma_forms(words: list[str], text: TextPipeline) -> list[tuple[str, ...]]:
@@ -73,6 +69,8 @@ class DeviceSets:
         self.quiet = config.language.stop_words | config.language.filler_words
         self.plural_verbs = {"are", "were", "have"}
         self.generic = _lemma_forms(config.questions.generic_nouns, text)
+        self.class_scope = ClassScope(config, text, self.scope)
+        self.state_named = StateNamedFinder(config, self.words, self.scope)
 
     # ------------------------------------------------------------------ matching
 
@@ -131,8 +129,11 @@ class DeviceSets:
             room=room_fill.value if room_fill is not None else None,
             named=named,
             areas=self.scope.areas(a, start, end, out),
+            origin=self.names.canonical_room(a.origin_room),
         )
         hits = [h for h in self.class_hits(a.tokens, start, end) if (h.start, h.end) not in rooms]
+        if intent.name in self.set_intents and self.class_scope.no_count(a.tokens, hits, out):
+            return  # "how many kilometres are on the car": a reading, not a count
         if named:
             hits = [h for h in hits if not self._inside_name(h, device)]
         state = out.fills.get("state")
@@ -147,12 +148,23 @@ class DeviceSets:
         if by_noun:
             # a type word means devices of that type ("are the lights on", not a light
             # sensor), unless a class phrase says more ("is the smoke detector on")
-            if any(_longer(h, n) for h in hits for n in nouns):
+            if any(longer(h, n) for h in hits for n in nouns):
                 by_noun = False
             else:
                 # ... of a type that acts: "motion" or "sensor" name no type that does
                 acting = [n for n in nouns if self.scope.noun_types(n) - set(CLASS_DOMAINS)]
-                hits = [h for h in hits if not any(_same(h, n) for n in acting)]
+                hits = [h for h in hits if not any(same(h, n) for n in acting)]
+        part = (start, end, wanted.is_set)
+        sensor = self.state_named.choose(a, wanted.areas, device, nouns, out, part)
+        if sensor is not None:
+            # "is the dishwasher ok": the one sensor a class's state word and its name name
+            self._fill([sensor.device], (start, end), wanted, "class", out, binary=True)
+            out.fills["state"] = sensor.state
+            return
+        if by_noun and "attribute" in out.fills and self.class_scope.reads_typed(intent, nouns):
+            # "what humidity is the humidifier set to": the humidifier's target, the class
+            # word is what is asked of it, not a humidity sensor
+            hits = []
         if hits and fuzzy:
             # a name heard slightly wrong never beats a class said plainly: "how much
             # energy has the washing machine used" is not the "washing machine leak"
@@ -172,7 +184,7 @@ class DeviceSets:
             if not by_noun and not (wanted.is_set and generic):
                 # "is occupancy detected in the kitchen" with no such sensor there: never
                 # another device of the room (or of no room) instead
-                self._none_of(hits, out)
+                none_of(hits, out)
                 return
             # "is the garage open", "is the door locked": a type noun named them
         if "device" not in out.fills and not out.options and not hits:
@@ -263,17 +275,6 @@ class DeviceSets:
         return True
 
     @staticmethod
-    def _none_of(hits: list[ClassHit], out: SlotResult) -> None:
-        """No device of the class asked about: say which class, choose none."""
-        out.fills.pop("device", None)
-        out.options = []
-        out.wrong_type = False
-        first = min(hits, key=lambda h: (h.start, h.device_class.name))
-        out.fills["device_class"] = SlotFill(
-            "device_class", first.device_class.name, first.start, first.end, "class"
-        )
-
-    @staticmethod
     def _inside_name(hit: ClassHit, device: SlotFill | None) -> bool:
         return device is not None and device.start <= hit.start and hit.end <= device.end
 
@@ -306,12 +307,21 @@ class DeviceSets:
                 for d in self.words.members(self.names.devices.values(), h.device_class, also)
             ]
             members = self._narrow(a, found, wanted, class_tokens, out)
-            if not members:
+            here = members
+            if wanted.areas is None and not wanted.is_set and "quantifier" not in out.fills:
+                here = self.class_scope.spoken_in(
+                    a.tokens, wanted.start, group, members, wanted.origin
+                )
+            if not here:
                 continue
             for h in hits:
                 out.covered.update(range(h.start, h.end))
             span = (min(h.start for h in group), max(h.end for h in group))
-            self._fill(members, span, wanted, "class", out, binary=group is not sensor)
+            # one device of the class in the area named or spoken in: the question is
+            # about it, not about the weather ("what's the temperature in here")
+            located = wanted.areas is not None or here != members
+            how = CLASS_IN_AREA if located and len(here) == 1 else "class"
+            self._fill(here, span, wanted, how, out, binary=group is not sensor)
             several = isinstance(out.fills.get("device", SlotFill("", "")).value, list)
             asks_quantity = "quantifier" in intent.slots and "quantifier" not in out.fills
             if group is not sensor and several and asks_quantity:

@@ -56,7 +56,7 @@ class Scope:
         for hit in a.names:
             if hit.kind != "room" or not (start <= hit.start and hit.end <= end):
                 continue
-            found = self._areas_of(hit)
+            found = self._areas_of(hit, a.origin_room)
             if found is None:
                 continue
             said = True
@@ -67,13 +67,15 @@ class Scope:
             rooms.add(room.value)
         return frozenset(rooms) if said else None
 
-    def _areas_of(self, hit: NameHit) -> set[str] | None:
+    def _areas_of(self, hit: NameHit, spoken_in: str | None) -> set[str] | None:
         if not hit.key.startswith((FLOOR_PREFIX, AREA_MARK)):
             return {hit.key}
         if self._scope_of is None:
             return None
         floors = getattr(self.names, "floors", {})
-        scope = self._scope_of(hit, floors, None)
+        canonical = getattr(self.names, "canonical_room", None)
+        origin = canonical(spoken_in) if callable(canonical) else spoken_in
+        scope = self._scope_of(hit, floors, origin)
         if scope is None or getattr(scope, "rooms", None) is None:
             return None  # "everywhere", or "in here" with no origin: no narrowing
         return {str(r) for r in scope.rooms}

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from mnemolis.config import Config, IntentSpec
 from mnemolis.plan import Part
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.device_sets import DeviceSets
+from mnemolis.understand.device_sets import CLASS_IN_AREA, DeviceSets
 from mnemolis.understand.intents import Match
+from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
@@ -59,6 +60,19 @@ class _PartFacts:
         return set().union(*(v for k, v in self.literal.items() if k != intent))
 
 
+def _reads_in_area(c: Candidate) -> bool:
+    """A reading of one sensor found by its class in the area asked about; a state asked
+    of it ("is it cold outside") is no reading."""
+    device = c.slots.fills.get("device")
+    read = device is not None and device.how == CLASS_IN_AREA
+    return read and "state" not in c.intent.slots
+
+
+def _names_a_day(c: Candidate) -> bool:
+    day = c.slots.fills.get("day")
+    return day is not None and day.value != "now"
+
+
 def phrase_strength(match: Match) -> float:
     return match.rule.weight * min(1.0, 0.7 + 0.15 * match.rule.literal_words)
 
@@ -80,6 +94,7 @@ class Router:
         # a question never acts (the question frame), and asks about a class or a set
         self.questions = QuestionFrame(config, slots.names.text)
         self.device_sets = DeviceSets(config, slots.names.text, slots.names)
+        self.quantities = QuantityWords(config, slots.names.text)
 
     def content(self, a: Analysis, start: int, end: int) -> list[int]:
         toks = a.tokens
@@ -138,8 +153,26 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     c.score -= self.avoid_penalty
+        if asks and any(_reads_in_area(c) for c in out):
+            # "what's the temperature in here": the room's sensor answers, not the forecast;
+            # a day other than now is the forecast's ("what's the temperature tomorrow")
+            for c in out:
+                if "device" not in c.intent.slots and not _names_a_day(c):
+                    c.score -= self.avoid_penalty
+        self._quantity_named(a, start, end, out)
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
+
+    def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
+        """ "set the humidity in the bedroom to 50%": an intent that read the number as
+        another quantity (a light's brightness) is not meant, when one read it as this."""
+        named = self.quantities.named(a.tokens, start, end)
+        if not named or not any(named & set(c.slots.fills) for c in out):
+            return
+        for c in out:
+            values = self.quantities.number_slots & set(c.slots.fills)
+            if values and not values & named:
+                c.score -= self.avoid_penalty
 
     def _score(
         self,

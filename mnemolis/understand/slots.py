@@ -10,12 +10,13 @@ question rather than a guess.
 from __future__ import annotations
 
 from mnemolis.config import Config, IntentSpec
+from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.targets import TargetResolver
-from mnemolis.understand.values import ValueReader
+from mnemolis.understand.values import ValueReader, announcing
 
 __all__ = ["SlotExtractor", "SlotFill", "SlotResult"]
 
@@ -42,7 +43,7 @@ class SlotExtractor:
             return out
         names = [h for h in a.names if start <= h.start and h.end <= end]
         if wanted & {"device", "room"}:
-            self._devices(a, start, end, intent, names, out)
+            self._devices(a, start, end, intent, _not_in_values(a, names, wanted), out)
         for w in a.slot_words:
             if w.slot in wanted and start <= w.start and w.end <= end and w.slot not in out.fills:
                 if any(i in out.covered for i in range(w.start, w.end)):
@@ -120,8 +121,29 @@ class SlotExtractor:
         found = (self.names.device(v) or self.names.registry.by_name(v) for v in sorted(wanted))
         devices = [d for d in found if d is not None]
         devices = [d for d in devices if d.type in intent.device_types] or devices
+        if not devices and out.options:
+            devices = self._announcing(a, start, end, intent, out)
         captures = match.captures if match is not None else {}
         self.values.read(a, start, end, intent, devices, out, captures)
+
+    def _announcing(
+        self, a: Analysis, start: int, end: int, intent: IntentSpec, out: SlotResult
+    ) -> list[Device]:
+        """ "put the ac in fan only mode": of the climates asked about, the one that
+        announced "fan_only" is meant (read first from what the devices announced)."""
+        pool = [
+            d
+            for v in out.options
+            if (d := self.names.device(v) or self.names.registry.by_name(v)) is not None
+        ]
+        self.values.read(a, start, end, intent, pool, out, {})
+        able = announcing(pool, out)
+        if len(able) != 1:
+            return []
+        device = able[0]
+        out.fills["device"] = SlotFill("device", self.names.label(device), -1, -1, "announced")
+        out.options = []
+        return able
 
     # ------------------------------------------------------------------ places
 
@@ -195,3 +217,22 @@ class SlotExtractor:
         # a title a source confirms ("fire and rain") is a topic beyond doubt
         how = "title" if self.names.is_protected(" ".join(value.lower().split())) else "topic"
         out.fills["topic"] = SlotFill("topic", value, first, last + 1, how)
+
+
+def _not_in_values(a: Analysis, names: list[NameHit], wanted: set[str]) -> list[NameHit]:
+    """ "put the ac in fan only mode": a type word inside a value the intent takes ("fan
+    only", a mode) names no device, when another word of the part names one."""
+    spans = [
+        (w.start, w.end)
+        for w in a.slot_words
+        if w.slot in wanted and w.slot not in ("device", "room") and w.end - w.start > 1
+    ]
+    inside = [
+        h for h in names if h.kind == "noun" and any(s <= h.start and h.end <= e for s, e in spans)
+    ]
+    if not inside:
+        return names
+    kept = [h for h in names if h not in inside]
+    if not any(h.kind in ("noun", "device") for h in kept):
+        return names
+    return kept

@@ -356,6 +356,15 @@ def said_as_value(a: Analysis, best: Scored | None, start: int, end: int) -> boo
     return any(f.how in NUMBER_FILLS and numbers[0] in f.tokens for f in best.slots.fills.values())
 
 
+def announcing(pool: Sequence[Device], out: SlotResult) -> list[Device]:
+    """ "put the ac in fan only mode": of the devices asked about, those that announced
+    every mode, preset or option said (none said: none)."""
+    said = [(slot, str(f.value)) for slot, f in out.fills.items() if slot in ANNOUNCED]
+    if not said:
+        return []
+    return [d for d in pool if all(v in getattr(d.caps, ANNOUNCED[s]) for s, v in said)]
+
+
 def _offered(lists: Iterable[tuple[str, ...]]) -> list[str]:
     seen: dict[str, str] = {}
     for values in lists:

@@ -1,0 +1,40 @@
+"""The quantity a request names by its word: "set the humidity to 50%" is a humidity.
+
+A bare "50%" fits a light's brightness, a blind's position and a humidifier's
+humidity alike; the word of the quantity ("humidity") says which value slot is
+meant, so an intent that reads the number into another slot is not meant.
+The words are the ``quantity`` slot of `intents/en/values.yaml` (value: the
+value slot's name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mnemolis.config import Config
+from mnemolis.understand.text import TextPipeline, Token
+
+QUANTITY_SLOT = "quantity"
+
+
+class QuantityWords:
+    """Finds the value slots a part names by word."""
+
+    def __init__(self, config: Config, text: TextPipeline) -> None:
+        spec = config.slots.get(QUANTITY_SLOT)
+        spoken = spec.values if spec is not None else {}
+        self.forms = sorted(
+            ((tuple(text.words(w)), slot) for w, slot in spoken.items() if w.strip()),
+            key=lambda f: len(f[0]),
+            reverse=True,
+        )
+        self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
+
+    def named(self, tokens: Sequence[Token], start: int, end: int) -> set[str]:
+        """The value slots whose quantity words are in tokens[start:end]."""
+        found: set[str] = set()
+        for form, slot in self.forms:
+            for s in range(start, end - len(form) + 1):
+                if all(tokens[s + k].lower == w for k, w in enumerate(form)):
+                    found.add(slot)
+        return found
