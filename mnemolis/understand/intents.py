@@ -105,6 +105,20 @@ def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpe
     return out
 
 
+def _first_keys(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """The bucket(s) of a pattern by its first token: a lemma, a word as written, a
+    choice of lemmas (one bucket each) or a number."""
+    if spec.get("LIKE_NUM"):
+        return [("NUM", "")]
+    for attr in ("LEMMA", "LOWER"):
+        value = spec.get(attr)
+        if isinstance(value, dict):
+            return [(attr, str(v)) for v in value.get("IN", ())]
+        if value is not None:
+            return [(attr, str(value))]
+    raise ValueError(f"a phrase pattern starts with {spec!r}")  # _add forbids it
+
+
 class IntentMap:
     """Every intent's phrases, compiled; `find` returns all matches in a Doc."""
 
@@ -114,7 +128,10 @@ class IntentMap:
         self.intents = config.intents
         self._phrases = PhraseMatcher(text.vocab, attr="LEMMA")  # base forms: any inflection
         self._forms = PhraseMatcher(text.vocab, attr="LOWER")  # inflected words: as written
-        self._patterns = Matcher(text.vocab)  # gaps, choices, captures
+        # gaps, choices, captures: one Matcher per first word, so that a query runs only
+        # the patterns that can start on one of its words (a Matcher tries every pattern
+        # it holds at every token, and there are hundreds)
+        self._patterns: dict[tuple[str, str], Matcher] = {}
         self._rules: dict[int, list[PhraseRule]] = {}
         self.phrase_count = 0
         for intent in config.intents.values():
@@ -155,7 +172,11 @@ class IntentMap:
                 )
             literal = sum(1 for r in roles if r != "gap")
             rule = PhraseRule(intent.name, template, weight, literal, tuple(roles), avoid)
-            self._patterns.add(key, [pattern])
+            for first in _first_keys(pattern[0]):
+                bucket = self._patterns.get(first)
+                if bucket is None:
+                    bucket = self._patterns[first] = Matcher(self.text.vocab)
+                bucket.add(key, [pattern])
         self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
 
     def find(self, doc: Doc) -> list[Match]:
@@ -165,9 +186,15 @@ class IntentMap:
             for match_id, start, end in matcher(doc):
                 for rule in self._rules[match_id]:
                     matches.append(Match(rule, start, end, tuple(range(start, end))))
-        if len(self._patterns):
-            found: Any = self._patterns(doc, with_alignments=True)
+        seen: set[tuple[int, int, int, tuple[int, ...]]] = set()
+        for bucket in self._buckets_for(doc):
+            found: Any = bucket(doc, with_alignments=True)
             for match_id, start, end, align in found:
+                # a pattern whose first word is a choice sits in one bucket per choice
+                once = (match_id, start, end, tuple(align))
+                if once in seen:
+                    continue
+                seen.add(once)
                 for rule in self._rules[match_id]:
                     literal: list[int] = []
                     captures: dict[str, tuple[int, int]] = {}
@@ -183,3 +210,13 @@ class IntentMap:
                             literal.append(i)
                     matches.append(Match(rule, start, end, tuple(literal), captures))
         return matches
+
+    def _buckets_for(self, doc: Doc) -> list[Matcher]:
+        """The pattern Matchers whose first word occurs in ``doc``, each once."""
+        keys: set[tuple[str, str]] = set()
+        for token in doc:
+            keys.add(("LEMMA", token.lemma_))
+            keys.add(("LOWER", token.lower_))
+            if token.like_num:
+                keys.add(("NUM", ""))
+        return [self._patterns[k] for k in sorted(keys) if k in self._patterns]
