@@ -9,7 +9,7 @@ value slot's name).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from mnemolis.config import Config
 from mnemolis.understand.text import TextPipeline, Token
@@ -30,11 +30,17 @@ class QuantityWords:
         )
         self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
 
-    def named(self, tokens: Sequence[Token], start: int, end: int) -> set[str]:
-        """The value slots whose quantity words are in tokens[start:end]."""
+    def named(
+        self, tokens: Sequence[Token], start: int, end: int, inside_names: Set[int] = frozenset()
+    ) -> set[str]:
+        """The value slots whose quantity words are in tokens[start:end], outside the
+        device names there ("the dhw disinfection temperature" names a number entity,
+        not a temperature to set)."""
         found: set[str] = set()
         for form, slot in self.forms:
             for s in range(start, end - len(form) + 1):
+                if any(s + k in inside_names for k in range(len(form))):
+                    continue
                 if all(tokens[s + k].lower == w for k, w in enumerate(form)):
                     found.add(slot)
         return found

@@ -166,7 +166,8 @@ class Router:
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%": an intent that read the number as
         another quantity (a light's brightness) is not meant, when one read it as this."""
-        named = self.quantities.named(a.tokens, start, end)
+        names = {i for h in a.names if h.kind == "device" for i in range(h.start, h.end)}
+        named = self.quantities.named(a.tokens, start, end, names)
         if not named or not any(named & set(c.slots.fills) for c in out):
             return
         for c in out:
