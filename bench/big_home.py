@@ -86,6 +86,8 @@ def registry_of(config: Config, devices: list[Device]) -> DeviceRegistry:
     for device in devices:
         if device.room and device.room not in config.rooms:
             registry.add_room(device.room)
+    for floor in config.floor_specs:
+        registry.add_floor(floor)
     return registry
 
 

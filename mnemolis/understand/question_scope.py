@@ -121,5 +121,6 @@ class Scope:
         """The device a slot value stands for (an id first, else a name)."""
         if not isinstance(value, str):
             return None
-        known = self.names.devices
-        return known.get(value) or next((d for d in known.values() if d.name == value), None)
+        # the registry's name table, not a scan: a set question over 2,000 devices asks
+        # this of every one of them
+        return self.names.devices.get(value) or self.names.registry.by_name(value)
