@@ -130,7 +130,6 @@ def accuracy() -> dict[str, dict[str, float]]:
 def latencies(config: Config, homes: dict[int, list[Device]], runs: int) -> dict[int, list[float]]:
     """Per query, the best of ``runs`` passes, the homes' passes interleaved, so that
     the noise of a shared machine falls on every size alike."""
-    from mnemolis.evaluation.command import takes_room
     from mnemolis.understand import Understander
 
     understanders = {n: Understander(config, registry_of(config, d)) for n, d in homes.items()}
@@ -141,13 +140,9 @@ def latencies(config: Config, homes: dict[int, list[Device]], runs: int) -> dict
             understander.understand(text)
     for _ in range(runs):
         for n, understander in understanders.items():
-            with_room = takes_room(understander)
             for i, (text, room) in enumerate(texts):
                 t0 = time.perf_counter()
-                if with_room and room:
-                    understander.understand(text, room=room)  # type: ignore[call-arg]
-                else:
-                    understander.understand(text)
+                understander.understand(text, room=room)
                 best[n][i] = min(best[n][i], (time.perf_counter() - t0) * 1000)
     return best
 

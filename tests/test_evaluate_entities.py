@@ -17,7 +17,7 @@ import pytest
 from mnemolis.cli import build_parser
 from mnemolis.config import Config, load_config
 from mnemolis.devices import Device, DeviceRegistry
-from mnemolis.evaluation.command import evaluate_rows, run, slices, takes_room
+from mnemolis.evaluation.command import evaluate_rows, run, slices
 from mnemolis.evaluation.compare import RowScorer
 from mnemolis.evaluation.datasets import DataError, ExpectedPart, Row, read_dataset
 from mnemolis.evaluation.discovered import home_registry, load_discovery, read_messages
@@ -264,31 +264,22 @@ def test_a_removed_config_removes_its_device(tmp_path: Path, config: Config) -> 
 class _Listening:
     """An understander that records the room each request was spoken in."""
 
-    def __init__(self, takes: bool) -> None:
+    def __init__(self) -> None:
         self.rooms: list[str | None] = []
-        if not takes:
-            self.understand = self._without_room  # type: ignore[method-assign]
 
     def understand(self, text: str, room: str | None = None) -> Plan:
         self.rooms.append(room)
         return plan(text)
 
-    def _without_room(self, text: str) -> Plan:
-        self.rooms.append("never passed")
-        return plan(text)
 
-
-@pytest.mark.parametrize("takes", [True, False])
-def test_a_rows_room_is_passed_only_when_understanding_takes_it(takes: bool) -> None:
-    listening = _Listening(takes)
-    assert takes_room(listening) is takes  # type: ignore[arg-type]
+def test_a_rows_room_is_passed_to_understanding() -> None:
+    listening = _Listening()
     rows = [
         Row(1, "lights on", [ExpectedPart()], room="kitchen"),
         Row(2, "lights off", [ExpectedPart()]),
     ]
     evaluate_rows(rows, listening, PartKeyer(edge_words=[]))  # type: ignore[arg-type]
-    expected = ["kitchen", None] if takes else ["never passed"] * 2
-    assert listening.rooms[1:] == expected  # the first is the warm-up
+    assert listening.rooms[1:] == ["kitchen", None]  # the first is the warm-up
 
 
 def _eval(*argv: str) -> tuple[int, str, str]:

@@ -93,11 +93,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-import inspect
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemolis.config import Config, load_config
@@ -261,15 +260,6 @@ class Progress:
             self.stream.flush()
 
 
-def takes_room(understander: Understander) -> bool:
-    """Whether `Understander.understand` accepts ``room=`` (the request's origin area)."""
-    try:
-        params = inspect.signature(understander.understand).parameters
-    except (TypeError, ValueError):
-        return False
-    return "room" in params
-
-
 def evaluate_rows(
     rows: Sequence[Row],
     understander: Understander,
@@ -279,11 +269,8 @@ def evaluate_rows(
 ) -> list[RowResult]:
     """Understand every row (timed, no context between rows) and compare.
 
-    A row's ``room`` is passed as ``room=`` when understanding takes it; when it
-    does not, the row is understood as if spoken nowhere in particular."""
+    A row's ``room`` is passed as ``room=``: the area the request was spoken in."""
     scorer = RowScorer(keyer, ids_of)
-    with_room = takes_room(understander)
-    understand: Callable[..., Any] = understander.understand
     understander.understand(WARM_UP)
     collecting = gc.isenabled()
     results = []
@@ -293,10 +280,7 @@ def evaluate_rows(
         gc.disable()
         try:
             t0 = time.perf_counter()
-            if with_room and row.room is not None:
-                plan = understand(row.text, room=row.room)
-            else:
-                plan = understander.understand(row.text)
+            plan = understander.understand(row.text, room=row.room)
             ms = (time.perf_counter() - t0) * 1000
         finally:
             if collecting:

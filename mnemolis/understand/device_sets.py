@@ -62,7 +62,7 @@ class DeviceSets:
         self.names = names
         self.classes = config.device_classes.classes
         self.words = ClassWords(config, text)
-        self.scope = Scope(config, text, names)
+        self.scope = Scope(names)
         self.every = EveryDevice(config, text, names, self.scope)
         self.set_intents = set(config.questions.set_intents)
         self.read_actions = set(config.questions.read_actions) or {"state"}
