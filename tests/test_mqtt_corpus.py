@@ -262,7 +262,9 @@ def test_corpus_sentences_route_to_the_action_and_the_device(config: Config) -> 
             action = spec.action if spec is not None else None
             value = got[0][1] if got else None
             # a name two devices share (a select and a sensor) is carried as the id
-            meant = registry.get(value) or registry.by_name(value) if isinstance(value, str) else None
+            meant = (
+                registry.get(value) or registry.by_name(value) if isinstance(value, str) else None
+            )
             right = meant is not None and (meant.name, meant.type) == (name, kind)
             if len(parts) != 1 or action != request["action"] or not right:
                 problems.append(f"{path.stem}: {request['say']!r} -> {got} ({action})")

@@ -42,7 +42,7 @@ def test_chat_through_a_pipe_prints_a_timer_when_it_rings(home: Simulator, tmp_p
         assert process.stdout.readline() == b"Timer set for 1 second.\n"
         set_at = time.monotonic()
         assert process.stdout.readline() == b"Your 1 second timer is done\n"
-        assert 0.8 <= time.monotonic() - set_at <= 2.5
+        assert 0.8 <= time.monotonic() - set_at <= 5.0  # not early; late only on a busy machine
         process.stdin.write(b"quit\n")
         process.stdin.flush()
         assert process.wait(timeout=30) == 0

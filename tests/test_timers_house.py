@@ -40,7 +40,7 @@ def test_a_delayed_command_runs_then_and_not_before(world: World) -> None:
         await asyncio.sleep(0.5)
         assert house.commands("porch light") == []  # not now
         at, said = await heard.next(timeout_s=5)
-        assert 0.9 <= at - asked <= 1.6
+        assert 0.9 <= at - asked <= 3.5
         assert house.commands("porch light")[-1:] == ['{"state": "ON"}']
         assert said.kind == "scheduled" and said.origin.session == "default"
         assert said.text.endswith("Done: the porch light is on.")
