@@ -14,6 +14,10 @@ around its low-level `web.Server` this module adds what it leaves out:
 * **Refusals as JSON**: a request aiohttp cannot parse gets the same
   ``{"error", "code"}`` body as every other refusal, and one (rate-limited)
   log line instead of a traceback.
+* **Refusals that can be read**: after refusing a request under way (408, 414,
+  505) the connection is half-closed and what the client still sends is dropped for
+  `LINGER_S`, so it reads the refusal instead of a reset. (A connection over the cap
+  is closed at once: it must not hold a file open.)
 * **A cap on open connections** per listener: beyond it a new connection gets
   503 ``too_many_connections`` at once and is closed, so idle sockets cannot
   take the open files the daemon needs to answer everyone else.
@@ -40,6 +44,7 @@ from aiohttp.web_protocol import RequestHandler
 from mnemolis.serve.wire import dumps_bytes
 
 log = logging.getLogger("mnemolis.serve.http")
+LINGER_S = 2.0  # a refused connection is half-closed this long before it is closed
 
 LINE_LIMIT = 16_384  # the request line, and each header line
 MAX_HEADERS = 100
@@ -106,7 +111,7 @@ class GuardedHandler(RequestHandler):
                 f"Mnemolis has {guard.open} connections open on {guard.name}, its limit; "
                 "try again shortly"
             )
-            self._refuse(503, "too_many_connections", message, **{"Retry-After": "1"})
+            self._refuse(503, "too_many_connections", message, linger=False, **{"Retry-After": "1"})
             return
         guard.open += 1
         self._counted = True
@@ -180,13 +185,24 @@ class GuardedHandler(RequestHandler):
             return False
         return True
 
-    def _refuse(self, status: int, code: str, message: str, **headers: str) -> None:
+    def _refuse(
+        self, status: int, code: str, message: str, linger: bool = True, **headers: str
+    ) -> None:
         self._refused = True
         self._stop_timer()
         transport = self.transport
-        if transport is not None and not transport.is_closing():
-            transport.write(raw_response(status, code, message, **headers))
-        self.force_close()
+        if transport is None or transport.is_closing():
+            self.force_close()
+            return
+        transport.write(raw_response(status, code, message, **headers))
+        # a lingering close: a client still sending (slow headers, a body) would make
+        # closing at once reset the connection and lose the refusal it has not read yet;
+        # half-closed, what it sends is dropped (`data_received`) until it closes or LINGER_S
+        if linger and transport.can_write_eof():
+            transport.write_eof()
+            self._loop.call_later(LINGER_S, self.force_close)
+        else:
+            self.force_close()
 
     # ------------------------------------------------------------------ parse errors
 
