@@ -22,7 +22,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from mnemolis.answer import PartResult, Role, StepResult
@@ -220,6 +220,8 @@ class Executor:
         return timeout if timeout >= MIN_CALL_S else None
 
     async def _answer(self, part: Part, turn: Turn) -> PartAnswer:
+        if part.revert is not None:
+            return await self._with_revert(part, part.revert, turn)
         if not part.in_scope:
             return self._out_of_scope(part)
         if part.schedule is not None and part.source != getattr(self.keeper, "name", None):
@@ -245,6 +247,19 @@ class Executor:
         answer.text = as_sentence(answer.text) or as_sentence(
             self.replies.say("silent", source=part.source, request=part.text)
         )
+        return answer
+
+    async def _with_revert(self, part: Part, revert: Part, turn: Turn) -> PartAnswer:
+        """ "Turn on the fan for 10 minutes": the action now and, once it is carried out,
+        what puts it back, kept for then. Without a keeper neither runs."""
+        if self.keeper is None:
+            return self._error(part, "cannot_wait")
+        answer = await self._answer(replace(part, revert=None), turn)
+        if answer.status not in (Status.DONE, Status.NOT_CONFIRMED):
+            return answer  # not done (asked which one, declined, failed): nothing to put back
+        kept = await self._answer(revert, turn)
+        answer.text = f"{answer.text} {kept.text}"
+        answer.data = {**answer.data, "revert": kept.to_dict()}
         return answer
 
     async def _guarded(self, call: Awaitable[T], part: Part, timeout: float) -> T | PartAnswer:

@@ -24,6 +24,7 @@ class When:
     minute: int = 0
     am_or_pm: bool = False  # "at 7": 7:00 or 19:00, whichever comes first
     day: str | None = None  # the day slot's value: "tomorrow", "monday" ...
+    vague: str | None = None  # "at sunset", "this evening": a time no clock can place yet
     text: str = ""  # the words that said it
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,19 +37,22 @@ class When:
             out["am_or_pm"] = True
         if self.day is not None:
             out["day"] = self.day
+        if self.vague is not None:
+            out["vague"] = self.vague
         out["text"] = self.text
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> When:
         after, hour = data.get("after_s"), data.get("hour")
-        day = data.get("day")
+        day, vague = data.get("day"), data.get("vague")
         return cls(
             after_s=float(after) if isinstance(after, int | float) else None,
             hour=int(hour) if isinstance(hour, int) else None,
             minute=int(data.get("minute") or 0),
             am_or_pm=bool(data.get("am_or_pm", False)),
             day=str(day) if day is not None else None,
+            vague=str(vague) if vague is not None else None,
             text=str(data.get("text") or ""),
         )
 
@@ -64,6 +68,8 @@ class Part:
     confidence: float = 0.0
     provenance: dict[str, Any] = field(default_factory=dict)
     schedule: When | None = None  # "... in 5 minutes": run it then, not now
+    #: "turn on the fan for 10 minutes": what puts it back, scheduled, once this part is done
+    revert: Part | None = None
 
     @property
     def in_scope(self) -> bool:
@@ -80,6 +86,8 @@ class Part:
         }
         if self.schedule is not None:
             out["schedule"] = self.schedule.to_dict()
+        if self.revert is not None:
+            out["revert"] = self.revert.to_dict()
         return out
 
     @classmethod
@@ -92,6 +100,7 @@ class Part:
             confidence=float(data.get("confidence", 0.0)),
             provenance=dict(data.get("provenance") or {}),
             schedule=When.from_dict(data["schedule"]) if data.get("schedule") else None,
+            revert=Part.from_dict(data["revert"]) if data.get("revert") else None,
         )
 
 

@@ -250,3 +250,31 @@ def test_the_owners_values_win_and_the_rest_is_shipped(
     for key, value in shipped.items():
         if key not in owner and key not in HOME_KEYS["mqtt"]:
             assert result[key] == value  # what the owner left out is the shipped value
+
+
+def test_an_undo_must_name_a_device_action_of_the_same_source(tmp_path: Path) -> None:
+    """`undo` ("... for 10 minutes": what puts it back) is checked when the files are read."""
+    mine = (
+        "intents:\n"
+        "  lights.party:\n    source: mqtt\n    action: turn_on\n    device_types: [light]\n"
+        "    slots: [device]\n    phrases: [party up]\n    undo: device.turn_of\n"
+        "  lights.calm:\n    source: mqtt\n    action: turn_off\n    device_types: [light]\n"
+        "    slots: [device]\n    phrases: [calm down]\n    undo: clock.time\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(owner_dir(tmp_path, {"intents/en/mine.yaml": mine}))
+    said = [(Path(e.path).name, e.line, e.reason) for e in caught.value.errors]
+    assert said == [
+        (
+            "mine.yaml",
+            8,
+            "intent 'lights.party': undo names 'device.turn_of', which is no intent"
+            " (device.turn_of -> device.turn_off?)",
+        ),
+        (
+            "mine.yaml",
+            15,
+            "intent 'lights.calm': undo 'clock.time' must be a device action of the same"
+            " source, as this intent must be",
+        ),
+    ]

@@ -69,13 +69,13 @@ def test_chat_on_a_terminal_keeps_the_line_being_typed(home: Simulator, tmp_path
     os.close(follower)
     try:
         _read_until(leader, b"> ")
-        os.write(leader, b"set a timer for 2 seconds\r")
-        _read_until(leader, b"Timer set for 2 seconds.")
+        os.write(leader, b"set a timer for 6 seconds\r")  # long enough to type before it rings
+        _read_until(leader, b"Timer set for 6 seconds.")
         _read_until(leader, b"> ")
         os.write(leader, b"what ti")  # half a question, not sent yet
-        shown = _read_until(leader, b"Your 2 second timer is done\r\n> what ti")
+        shown = _read_until(leader, b"Your 6 second timer is done\r\n> what ti")
         # the half-typed line was cleared, the announcement printed, the line shown again
-        assert b"\r\x1b[2KYour 2 second timer is done\r\n> what ti" in shown
+        assert b"\r\x1b[2KYour 6 second timer is done\r\n> what ti" in shown
         os.write(leader, b"me is it\r")
         assert b"It's " in _read_until(leader, b"It's ")
     finally:

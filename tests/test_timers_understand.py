@@ -288,6 +288,60 @@ def test_there_are_enough_rows() -> None:
     assert len(ROWS) + len(WASHER_ROWS) >= 150
 
 
+#: "... for a while": the action now, and its undo kept for then (intent, after_s, text)
+# fmt: off
+REVERTS = [
+    ("turn on the porch light for 10 minutes", "device.turn_on", ("device.turn_off", 600, "turn off the porch light")),
+    ("turn the porch light on for an hour", "device.turn_on", ("device.turn_off", 3600, "turn off the porch light")),
+    ("switch off the kitchen light for half an hour", "device.turn_off", ("device.turn_on", 1800, "turn on the kitchen light")),
+    ("open the living room blinds for 20 minutes", "device.open", ("device.close", 1200, "close the living room blinds")),
+    ("unlock the front door for 5 minutes", "device.unlock", ("device.lock", 300, "lock the front door")),
+    ("start the robot vacuum for 15 minutes", "device.start", ("device.stop", 900, "stop the robot vacuum")),
+    # nothing puts these back: the time is not taken for a value, and no undo is made up
+    ("set the thermostat to 22 for an hour", "device.set_temperature", None),
+    ("close the garage door for 10 minutes", "device.close", None),
+    ("set a timer for 10 minutes", "timer.start", None),
+]
+#: times no clock places: the action is kept with a vague time, so it is not run now
+VAGUE = [
+    ("turn on the porch light at sunset", "device.turn_on", {"vague": "sunset"}),
+    ("at dawn open the living room blinds", "device.open", {"vague": "sunrise"}),
+    ("close the living room blinds in the evening", "device.close", {"vague": "evening"}),
+    ("turn off the hallway light at night", "device.turn_off", {"vague": "night"}),
+    ("turn off the hallway light tonight", "device.turn_off", {"day": "today", "vague": "tonight"}),
+    ("turn on the coffee maker on saturday morning", "device.turn_on", {"day": "saturday", "vague": "morning"}),
+    ("run the good night routine at bedtime", "routine.good_night", {"vague": "night"}),
+    # no time here: said alone, the word is a name or a greeting
+    ("good morning", "routine.good_morning", None),
+    ("turn on the kitchen light today", "device.turn_on", None),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize(("query", "intent", "revert"), REVERTS)
+def test_an_action_for_a_while_carries_what_puts_it_back(
+    understander: Understander, query: str, intent: str, revert: tuple[str, int, str] | None
+) -> None:
+    (part,) = understander.understand(query).parts()
+    assert part.intent == intent and part.schedule is None
+    if revert is None:
+        assert part.revert is None
+        return
+    assert part.revert is not None and part.revert.schedule is not None
+    got = (part.revert.intent, part.revert.schedule.after_s, part.revert.text)
+    assert got == revert
+    assert part.revert.slots == part.slots  # the very devices, as resolved
+
+
+@pytest.mark.parametrize(("query", "intent", "at"), VAGUE)
+def test_a_time_no_clock_places_keeps_the_action_from_running_now(
+    understander: Understander, query: str, intent: str, at: dict[str, Any] | None
+) -> None:
+    (part,) = understander.understand(query).parts()
+    assert part.intent == intent
+    assert (_said(part.schedule.to_dict()) if part.schedule else None) == at
+
+
 PROTECTED = [
     "set a timer for an hour and a half",
     "set a timer for 2 hours and 30 minutes",

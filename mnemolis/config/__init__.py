@@ -22,6 +22,7 @@ from mnemolis.config.intents import (
     Origin,
     Phrase,
     SlotSpec,
+    check_undos,
     load_slot,
 )
 from mnemolis.config.language import Language, load_language
@@ -166,6 +167,7 @@ def load_config(
     if not intents and not problems:
         problems.add(ConfigError(owner / "intents" / language, None, "no intents defined"))
     states = frozenset(s for words in device_states.values() for s in words)
+    check_undos(intents, problems)
     for spec in intents.values():
         if spec.raw_do is not None or (spec.say is not None and spec.source is not None):
             spec.steps = load_steps(spec, intents, slots, states, problems)

@@ -65,6 +65,7 @@ class IntentSpec:
     device_types: list[str] = field(default_factory=list)
     action: str | None = None  # the device action an mqtt intent performs
     implies: str | None = None  # the device type meant when none is named ("dim a bit")
+    undo: str | None = None  # the intent that puts it back: "turn on the fan for 10 minutes"
     condition: bool = False  # may be the "if" part of a conditional
     avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
     defer: bool = False  # a question frame that yields to a declined domain in the same part
@@ -190,6 +191,7 @@ INTENT_KEYS = (
     "implies",
     "do",
     "say",
+    "undo",
 )
 
 
@@ -296,6 +298,10 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
     if "say" in data:
         with problems.each():
             say = as_text(data["say"], at / "say", f"intent {name!r}: say")
+    undo = data.get("undo")
+    if undo is not None and not isinstance(undo, str):
+        problems.add((at / "undo").error(f"intent {name!r}: undo must name an intent"))
+        undo = None
     problems.raise_any()
     return IntentSpec(
         name=name,
@@ -307,6 +313,7 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         device_types=device_types,
         action=action,
         implies=implies,
+        undo=undo,
         condition=bool(data.get("condition", False)),
         avoid=avoid,
         defer=bool(data.get("defer", False)),
@@ -406,3 +413,26 @@ def load_slot(name: str, data: Any, at: At) -> SlotSpec:
             )
         spec.missing_penalty = float(value)
     return spec
+
+
+def check_undos(intents: dict[str, IntentSpec], problems: Problems) -> None:
+    """An intent's ``undo`` names another action of the same source and device types."""
+    for spec in intents.values():
+        if spec.undo is None:
+            continue
+        at = (spec.at or At(Path(spec.path))) / "undo"
+        other = intents.get(spec.undo)
+        if other is None:
+            problems.add(
+                at.error(
+                    f"intent {spec.name!r}: undo names {spec.undo!r}, which is no intent"
+                    f"{closest(spec.undo, tuple(intents))}"
+                )
+            )
+        elif other.action is None or other.source != spec.source or spec.action is None:
+            problems.add(
+                at.error(
+                    f"intent {spec.name!r}: undo {spec.undo!r} must be a device action of the "
+                    "same source, as this intent must be"
+                )
+            )

@@ -28,6 +28,7 @@ from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.route import Routed, Router
 from mnemolis.understand.same_device import takes_previous_device
 from mnemolis.understand.schedule import TimedSlots, TimeReader
+from mnemolis.understand.scheduled import ScheduledActions
 from mnemolis.understand.slots import SlotExtractor
 from mnemolis.understand.text import TextPipeline
 from mnemolis.understand.trace import Trace
@@ -52,6 +53,7 @@ class Understander:
         self.intent_map = IntentMap(config, self.text)
         # times: "for an hour and a half" is one span, "at 11 pm" schedules an action
         self.times = TimeReader(config)
+        self.scheduled = ScheduledActions(config, self.times)
         self.names = NameIndex(config, self.text, self.registry, [self.times, *name_sources])
         self.analyzer = Analyzer(config, self.text, self.intent_map, self.names)
         self.slots: SlotExtractor = TimedSlots(config, self.names, self.times)
@@ -180,13 +182,16 @@ class Understander:
                 routed.append(None)
             else:
                 referent = bool(hint) or bool(context is not None and context.devices)
-                r = self.times.route(self.router, a, frag.start, frag.end, referent=referent)
+                r = self.scheduled.route(self.router, a, frag.start, frag.end, referent=referent)
                 part = r.part
                 routed.append(r)
                 if trace:
                     self._describe_route(r, trace)
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
             fit_to_device(part, self.config, self.registry)  # "set it to 25 percent"
+            if part.revert is not None:  # "... for 10 minutes": put back what was resolved
+                part.revert.slots = dict(part.slots)
+                part.revert.provenance = dict(part.provenance)
             hint = part.slots.get("device") or hint
             steps.append(part)
         return steps
@@ -274,7 +279,7 @@ class Understander:
         inherited = [toks[i].text for i in kept if not toks[i].is_punct]
         sub = self.analyzer.analyze(text)
         sub.origin_room = a.origin_room
-        r = self.times.route(self.router, sub, 0, len(sub.tokens), referent=True)
+        r = self.scheduled.route(self.router, sub, 0, len(sub.tokens), referent=True)
         part = r.part
         # "in 5 minutes turn off the porch light and the hallway light", and "turn off the
         # porch light and the hallway light in 5 minutes": one request, one time

@@ -6,9 +6,7 @@ One reader serves three needs, with the word tables of `intents/<lang>/timers.ya
   (a `When`: "in 20 minutes", "at 6:30 tomorrow") and ``text`` (the words of a
   part that no phrase, name or time explains: a timer's name, a reminder's
   message), filled for any intent that takes them (`TimedSlots`);
-- a time at the edge of an action ("in 5 minutes turn off the porch light", "turn
-  off all the lights at 11 pm") makes the action scheduled: the time is taken off,
-  the rest is routed, and the part carries the `When` (`TimeReader.route`);
+- a time at the edge of an action makes the action scheduled (`scheduled.py`);
 - a duration with "and" inside ("an hour and a half") is a protected span, so
   decomposition never splits it (`TimeReader.is_name`, a `NameSource`).
 
@@ -21,16 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.plan import When
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameIndex
-from mnemolis.understand.route import Routed, Router
 from mnemolis.understand.slots import SlotExtractor, SlotFill, SlotResult
-from mnemolis.understand.values import said_as_value
 
 #: Slot types this module fills.
 TIMED_TYPES = ("duration", "time", "text")
@@ -129,6 +124,9 @@ class TimeReader:
         self.leads = Table(config, "time_lead")
         self.tails = Table(config, "time_tail")
         self.days = Table(config, "day", keep=DAYS)
+        #: "at sunset", "this evening", "tomorrow morning": times no clock places yet
+        self.vague = Table(config, "vague_time")
+        self.this = Table(config, "vague_time_lead")
         self.articles = {
             form[-1] for form, v in self.amounts.forms.items() if v == "one" and len(form) == 1
         }
@@ -141,25 +139,23 @@ class TimeReader:
             | self.clock_words.firsts()
             | self.leads.firsts()
             | self.days.firsts()
+            | self.vague.firsts()
+            | self.this.firsts()
         )
         #: a time has one of these words (or a digit): a part without any has none
         self.cores = (
-            set(self.units) | set(self.fractions) | self.clock_words.lasts() | self.days.lasts()
+            set(self.units)
+            | set(self.fractions)
+            | self.clock_words.lasts()
+            | self.days.lasts()
+            | self.vague.lasts()
         )
-        self.edge_words = {c for c in config.language.conjunctions if " " not in c}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.text_edges = {
             name: {" ".join(form) for form in Table(config, f"{name}_edges").forms}
             for name, spec in config.slots.items()
             if spec.type == "text"
         }
-        self.source_of_time = {
-            i.source for i in config.intents.values() if any(self._timed(s) for s in i.slots)
-        }
-
-    def _timed(self, slot: str) -> bool:
-        spec = self.config.slots.get(slot)
-        return spec is not None and spec.type in TIMED_TYPES
 
     # ------------------------------------------------------------------ durations
 
@@ -310,10 +306,34 @@ class TimeReader:
         else:
             # "remind me tomorrow", "on friday": a day without a time (the source picks the hour)
             first = lead[1] if lead is not None and lead[0] == "at" else i
-            if (day := self._day(words, first, end)) is not None:
-                when = When(day="today" if day[0] == "tonight" else day[0])
+            if (day := self._day(words, first, end)) is not None and day[0] != "today":
+                tonight = day[0] == "tonight"
+                when = When(
+                    day="today" if tonight else day[0], vague="tonight" if tonight else None
+                )
                 tried.append(TimeSpan(i, day[1], "day", when))
+        if (vague := self._vague(words, i, end, lead)) is not None:
+            tried.append(vague)
         return max(tried, key=lambda s: s.end - s.start) if tried else None
+
+    def _vague(
+        self, words: Sequence[str], i: int, end: int, lead: tuple[str, int] | None
+    ) -> TimeSpan | None:
+        """[lead] [day] [this|the] vague word: "at sunset", "in the evening", "tomorrow
+        morning". Said with nothing before it ("morning"), the word is no time."""
+        j = lead[1] if lead is not None else i
+        day = self._day(words, j, end)
+        if day is not None:
+            j = day[1]
+        this = self.this.longest(words, j, end)
+        if this is not None:
+            j = this[1]
+        said = self.vague.longest(words, j, end)
+        bare = lead is None and day is None and (this is None or this[0] == "the")
+        if said is None or bare:
+            return None  # "the morning routine", "good evening": no time
+        on = None if day is None or day[0] in ("today", "tonight") else day[0]
+        return TimeSpan(i, said[1], "vague", When(day=on, vague=said[0]))
 
     def _clock_on_day(
         self, words: Sequence[str], i: int, end: int, lead: tuple[str, int] | None
@@ -371,48 +391,6 @@ class TimeReader:
             return False
         found = self.duration(words, 0, len(words))
         return found is not None and found[1] == len(words)
-
-    # ------------------------------------------------------------------ scheduled actions
-
-    def edge(self, a: Analysis, start: int, end: int) -> tuple[TimeSpan, int, int] | None:
-        """A time ("in 5 minutes", "at 11 pm") at the start or the end of the range,
-        and what is left of the range without it."""
-        toks = a.tokens
-        s, e = start, end
-        while s < e and (toks[s].is_punct or toks[s].lower in self.edge_words):
-            s += 1
-        while e > s and toks[e - 1].is_punct:
-            e -= 1
-        for span in self.find(a, s, e):
-            if span.kind in ("for", "day"):
-                continue
-            if span.start == s and span.end < e:
-                rest = span.end
-                while rest < e and toks[rest].is_punct:
-                    rest += 1
-                return span, rest, e
-            if span.end == e and span.start > s:
-                return span, s, span.start
-        return None
-
-    def route(self, router: Router, a: Analysis, start: int, end: int, **options: Any) -> Routed:
-        """Route the range; an action with a time at its edge is routed without the time
-        and carries it as its schedule ("turn off the porch light at 11 pm")."""
-        routed = router.route(a, start, end, **options)
-        if routed.part.source in self.source_of_time and routed.part.source is not None:
-            return routed  # "remind me at 5": the time is the timer source's own slot
-        found = self.edge(a, start, end)
-        if found is None or said_as_value(a, routed.best, found[0].start, found[0].end):
-            return routed  # no time, or "set the thermostat at 21": the number is a value
-        span, s, e = found
-        inner = router.route(a, s, e, **options)
-        spec = self.config.intent(inner.part.intent)
-        acts = spec is not None and (spec.action not in (None, "state") or bool(spec.raw_do))
-        if spec is None or spec.source is None or not acts:
-            return routed  # a question ("is the porch light on at 11 pm") is no plan
-        inner.part.schedule = span.when
-        inner.part.text = a.span_text(start, end)
-        return inner
 
 
 class TimedSlots(SlotExtractor):

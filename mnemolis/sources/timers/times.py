@@ -32,6 +32,8 @@ def resolve(when: When, now: datetime, default_time: tuple[int, int]) -> Due:
     """The first instant ``when`` names after ``now`` (aware, in the house's zone)."""
     zone = now.tzinfo
     assert zone is not None
+    if when.vague is not None:  # "at sunset", "this evening": no clock time to wait for
+        return Due(None, "vague_time")
     if when.after_s is not None:  # real seconds: aware arithmetic would keep the wall clock
         return Due(datetime.fromtimestamp(now.timestamp() + when.after_s, zone))
     today = now.date()
