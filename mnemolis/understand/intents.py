@@ -147,10 +147,10 @@ class IntentMap:
             w in (GAP, NUMBER) or "|" in w or w.endswith("?") or w.startswith(("{", "("))
             for w in words
         )
-        inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
         key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
         self.phrase_count += not avoid
         if not special:
+            inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
             doc = self.text.doc(template.lower())
             rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc), avoid)
             (self._forms if inflected else self._phrases).add(key, [doc])
