@@ -61,6 +61,11 @@ class ClassWords:
                 for form in class_forms(words, text):
                     table.setdefault(form, value)
         self.longest = max((len(f) for f in self.words), default=0)
+        # state word form -> {class key: value}: one look-up per span for every class
+        self.state_index: dict[tuple[str, ...], dict[str, str]] = {}
+        for key, table in self.states.items():
+            for form, value in table.items():
+                self.state_index.setdefault(form, {})[key] = value
         state_slot = config.slots.get("state")
         self.state_forms = dict(state_slot.values) if state_slot is not None else {}
         self.binary = {c.name: c for c in self.classes if c.domain == "binary_sensor"}
@@ -91,21 +96,38 @@ class ClassWords:
     ) -> SlotFill | None:
         """A binary sensor's state in the words of its class ("low", "going off"), outside
         the words that name it ("smoke" in "are the smoke detectors clear")."""
-        table = self.states.get(f"{dc.domain}:{dc.name}") or {}
-        toks = a.tokens
+        key = f"{dc.domain}:{dc.name}"
+        for s, size, entries in self._state_spans(a, start, end, skip):
+            value = entries.get(key)
+            if value is not None:
+                # a word the state slot knows keeps its value ("open"); the class's
+                # own words are on or off ("low", "detected", "going off")
+                spoken = " ".join(a.tokens[i].lower for i in range(s, s + size))
+                value = self.state_forms.get(spoken, value)
+                return SlotFill("state", value, s, s + size, "class")
+        return None
+
+    def _state_spans(
+        self, a: Analysis, start: int, end: int, skip: frozenset[int]
+    ) -> list[tuple[int, int, dict[str, str]]]:
+        """The spans of tokens[start:end] that are a state word of some class, in the
+        order `state_word` tries them (3 words, then 2, then 1; left to right); found once
+        per analysis and range, whichever class is asked."""
+        memo_key = ("state_spans", start, end, skip)
+        cached: list[tuple[int, int, dict[str, str]]] | None = a.memo.get(memo_key)
+        if cached is not None:
+            return cached
+        forms = [word_form(t) for t in a.tokens[start:end]]
+        spans: list[tuple[int, int, dict[str, str]]] = []
         for size in (3, 2, 1):
             for s in range(start, end - size + 1):
-                span = range(s, s + size)
-                if any(i in skip for i in span):
+                if any(i in skip for i in range(s, s + size)):
                     continue
-                value = table.get(tuple(word_form(toks[i]) for i in span))
-                if value is not None:
-                    # a word the state slot knows keeps its value ("open"); the class's
-                    # own words are on or off ("low", "detected", "going off")
-                    spoken = " ".join(toks[i].lower for i in span)
-                    value = self.state_forms.get(spoken, value)
-                    return SlotFill("state", value, s, s + size, "class")
-        return None
+                entries = self.state_index.get(tuple(forms[s - start : s - start + size]))
+                if entries is not None:
+                    spans.append((s, size, entries))
+        a.memo[memo_key] = spans
+        return spans
 
     def can_be(self, dc: DeviceClass, state: str) -> bool:
         """Whether an entity of the class can be in ``state`` (a sensor is in none)."""

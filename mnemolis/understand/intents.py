@@ -19,6 +19,7 @@ from spacy.matcher import Matcher, PhraseMatcher
 from spacy.tokens import Doc
 
 from mnemolis.config import Config, ConfigError, IntentSpec
+from mnemolis.understand.pattern_buckets import PatternBucket
 from mnemolis.understand.text import TextPipeline
 
 GAP = "..."
@@ -131,7 +132,7 @@ class IntentMap:
         # gaps, choices, captures: one Matcher per first word, so that a query runs only
         # the patterns that can start on one of its words (a Matcher tries every pattern
         # it holds at every token, and there are hundreds)
-        self._patterns: dict[tuple[str, str], Matcher] = {}
+        self._patterns: dict[tuple[str, str], PatternBucket] = {}
         self._rules: dict[int, list[PhraseRule]] = {}
         self.phrase_count = 0
         for intent in config.intents.values():
@@ -146,10 +147,10 @@ class IntentMap:
             w in (GAP, NUMBER) or "|" in w or w.endswith("?") or w.startswith(("{", "("))
             for w in words
         )
-        inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
         key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
         self.phrase_count += not avoid
         if not special:
+            inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
             doc = self.text.doc(template.lower())
             rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc), avoid)
             (self._forms if inflected else self._phrases).add(key, [doc])
@@ -175,8 +176,8 @@ class IntentMap:
             for first in _first_keys(pattern[0]):
                 bucket = self._patterns.get(first)
                 if bucket is None:
-                    bucket = self._patterns[first] = Matcher(self.text.vocab)
-                bucket.add(key, [pattern])
+                    bucket = self._patterns[first] = PatternBucket(self.text.vocab)
+                bucket.add(key, pattern)
         self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
 
     def find(self, doc: Doc) -> list[Match]:
@@ -212,11 +213,13 @@ class IntentMap:
         return matches
 
     def _buckets_for(self, doc: Doc) -> list[Matcher]:
-        """The pattern Matchers whose first word occurs in ``doc``, each once."""
+        """The pattern Matchers whose first word occurs in ``doc``, each once, each of
+        the patterns whose other required words ``doc`` has too."""
         keys: set[tuple[str, str]] = set()
         for token in doc:
             keys.add(("LEMMA", token.lemma_))
             keys.add(("LOWER", token.lower_))
             if token.like_num:
                 keys.add(("NUM", ""))
-        return [self._patterns[k] for k in sorted(keys) if k in self._patterns]
+        found = (self._patterns[k].matcher_for(keys) for k in sorted(keys) if k in self._patterns)
+        return [m for m in found if m is not None]

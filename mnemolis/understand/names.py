@@ -23,7 +23,7 @@ import bisect
 import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -33,6 +33,7 @@ from spacy.tokens import Doc
 from mnemolis.config import Config
 from mnemolis.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
+from mnemolis.understand.name_memo import NameMemo, device_named, of_type
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.text import TextPipeline, Token
 
@@ -81,6 +82,7 @@ class _Compiled:
     word_index: dict[str, set[str]]  # a lemma -> the devices whose names have it
     vocabulary: set[str]  # every word of every spoken form
     lengths: list[int]  # len() of each of ``forms``
+    memo: NameMemo = field(default_factory=NameMemo)  # answers asked again of this snapshot
 
 
 class NameIndex:
@@ -274,7 +276,23 @@ class NameIndex:
         """The device types a type noun names ("lights" -> light), empty for other nouns."""
         return self._compiled.type_nouns.get(noun, set())
 
+    def device_named(self, label: str) -> Device | None:
+        """The device a slot's label names (`DeviceRegistry.by_name`), remembered."""
+        return device_named(self._compiled.memo, self.registry, label)
+
+    def of_type(self, device_type: str) -> list[Device]:
+        c = self._compiled
+        return list(of_type(c.memo, c.devices.values(), device_type))
+
     def noun_tiers(self, noun: str) -> list[list[Device]]:
+        """`_noun_tiers`, worked out once per noun for this snapshot of the registry."""
+        memo = self._compiled.memo.tiers
+        found = memo.get(noun)
+        if found is None:
+            found = memo[noun] = self._noun_tiers(noun)
+        return [list(tier) for tier in found]
+
+    def _noun_tiers(self, noun: str) -> list[list[Device]]:
         """Devices a generic noun can mean, most likely first.
 
         A type word means the devices of its types, even where a device of another

@@ -81,4 +81,4 @@ class Scope:
             return None
         # the registry's name table, not a scan: a set question over 2,000 devices asks
         # this of every one of them
-        return self.names.devices.get(value) or self.names.registry.by_name(value)
+        return self.names.devices.get(value) or self.names.device_named(value)

@@ -118,7 +118,7 @@ class SlotExtractor:
         named = fill.value if fill is not None else []
         wanted = {named} if isinstance(named, str) else set(named)
         # a slot value is a label: a name, area + name, or an id where names are shared
-        found = (self.names.device(v) or self.names.registry.by_name(v) for v in sorted(wanted))
+        found = (self.names.device(v) or self.names.device_named(v) for v in sorted(wanted))
         devices = [d for d in found if d is not None]
         devices = [d for d in devices if d.type in intent.device_types] or devices
         if not devices and out.options:
@@ -134,7 +134,7 @@ class SlotExtractor:
         pool = [
             d
             for v in out.options
-            if (d := self.names.device(v) or self.names.registry.by_name(v)) is not None
+            if (d := self.names.device(v) or self.names.device_named(v)) is not None
         ]
         self.values.read(a, start, end, intent, pool, out, {})
         able = announcing(pool, out)

@@ -104,11 +104,7 @@ class StateNamedFinder:
     ) -> StateNamed | None:
         """``skip``: tokens that are not name words (the room named)."""
         toks = a.tokens
-        sensors = [
-            d
-            for d in self.scope.names.devices.values()
-            if d.refused is None and d.type == "binary_sensor"
-        ]
+        sensors = [d for d in self.scope.names.of_type("binary_sensor") if d.refused is None]
         found: dict[str, StateNamed] = {}
         for dc in self.words.binary.values():
             fill = self.words.state_word(a, dc, start, end)

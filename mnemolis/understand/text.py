@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import spacy
-from spacy.lookups import load_lookups
 from spacy.tokens import Doc
+from spacy.util import load_language_data, registry
 
 from mnemolis.config import Language
 
@@ -35,16 +35,26 @@ class Token:
 _UNIT_SYMBOLS = frozenset({"%", "°"})
 
 
+def _lookup_table(code: str, table: str) -> dict[str, Any]:
+    """One table of spacy-lookups-data as the plain dict its JSON is: spaCy's `Table`
+    hashes each of its ~40,000 keys into the string store as it loads (a third of a
+    second at start-up), and a dict answers the same words."""
+    if code not in registry.lookups:
+        raise ValueError(f"spacy-lookups-data has no tables for the language {code!r}")
+    data: Any = load_language_data(registry.lookups.get(code)[table])
+    return dict(data)
+
+
 class TextPipeline:
     """Tokenise and lemmatise; shared by every stage and by the compiled matchers."""
 
     def __init__(self, language: Language) -> None:
         self.nlp = spacy.blank(language.code)
         self.vocab = self.nlp.vocab
-        lookups = load_lookups(language.code, ["lemma_lookup", "lemma_index"])
-        self._table: Any = lookups.get_table("lemma_lookup")
+        self._table = _lookup_table(language.code, "lemma_lookup")
         # base forms of English verbs (WordNet, via spacy-lookups-data): "help", "locate"
-        self._verbs: frozenset[str] = frozenset(lookups.get_table("lemma_index").get("verb", []))
+        index = _lookup_table(language.code, "lemma_index")
+        self._verbs: frozenset[str] = frozenset(index.get("verb", []))
         self._overrides = dict(language.lemma_overrides)
         self._cache: dict[str, str] = {}
 
