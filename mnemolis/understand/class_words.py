@@ -10,7 +10,7 @@ written, or by its lemma when it is a plural ("windows"), so a verb
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mnemolis.config import Config
@@ -69,6 +69,11 @@ class ClassWords:
         state_slot = config.slots.get("state")
         self.state_forms = dict(state_slot.values) if state_slot is not None else {}
         self.binary = {c.name: c for c in self.classes if c.domain == "binary_sensor"}
+        #: `members_of`, for one snapshot of the devices (a new mapping: a new memo)
+        self._memo: tuple[Mapping[str, Device], dict[tuple[str, str, bool], list[Device]]] = (
+            {},
+            {},
+        )
 
     def hits(self, tokens: Sequence[Token], start: int, end: int) -> list[ClassHit]:
         """Every device-class word in tokens[start:end], longest first, no overlaps."""
@@ -135,6 +140,20 @@ class ClassWords:
             return False
         table = self.states.get(f"{dc.domain}:{dc.name}") or {}
         return state in ("on", "off") or (state,) in table
+
+    def members_of(
+        self, devices: Mapping[str, Device], dc: DeviceClass, also: bool
+    ) -> list[Device]:
+        """`members` of the name index's ``devices``, worked out once per snapshot: the
+        index builds a new mapping whenever the registry changes, never edits one."""
+        snapshot, memo = self._memo
+        if snapshot is not devices:
+            snapshot, memo = self._memo = (devices, {})
+        key = (dc.domain, dc.name, also)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self.members(devices.values(), dc, also)
+        return found
 
     def members(self, devices: Iterable[Device], dc: DeviceClass, also: bool) -> list[Device]:
         """The entities of the class, or (``also``) the others that answer for it."""

@@ -301,11 +301,8 @@ class DeviceSets:
         order = [stated or binary, sensor] if asks_binary else [sensor, binary]
         tried = [(group, also) for group in order for also in (False, True)]
         for group, also in tried:
-            found = [
-                d
-                for h in group
-                for d in self.words.members(self.names.devices.values(), h.device_class, also)
-            ]
+            devices = self.names.devices
+            found = [d for h in group for d in self.words.members_of(devices, h.device_class, also)]
             members = self._narrow(a, found, wanted, class_tokens, out)
             here = members
             if wanted.areas is None and not wanted.is_set and "quantifier" not in out.fills:

@@ -104,7 +104,7 @@ class StateNamedFinder:
     ) -> StateNamed | None:
         """``skip``: tokens that are not name words (the room named)."""
         toks = a.tokens
-        sensors = [d for d in self.scope.names.of_type("binary_sensor") if d.refused is None]
+        devices = self.scope.names.devices
         found: dict[str, StateNamed] = {}
         for dc in self.words.binary.values():
             fill = self.words.state_word(a, dc, start, end)
@@ -119,7 +119,7 @@ class StateNamedFinder:
                 and toks[i].lower not in self.quiet
                 and toks[i].lower not in self.pronouns
             ]
-            of_class = [d for d in sensors if dc.covers(d.device_class)]
+            of_class = self.words.members_of(devices, dc, False)
             span = tuple(word_form(toks[i]) for i in fill.tokens)
             if said and dc not in self.words.words.get(span, []):
                 # a class word is no state of a name: "is there a water leak" asks them all
