@@ -64,22 +64,22 @@ def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckRe
     for error in home.problems.errors:
         problems.add(error)
     report.warnings = home.warnings
+    from mnemolis.evaluation.discovered import home_registry
     from mnemolis.examples import ambiguous_examples, run_examples
     from mnemolis.understand import Understander
 
-    try:
-        understander = Understander(config)
+    try:  # the home `eval`, `parse` and the daemon see: with its discovery.jsonl
+        understander = Understander(config, home_registry(config, None)[0])
     except ConfigError as exc:
         problems.add(exc)
     else:
-        report.failures = run_examples(config, understander)
+        run = run_examples(config, understander)
+        report.failures = run.failures
         for line in ambiguous_examples(config, understander):
             report.errors.append(line)
-        count = sum(len(i.examples) for i in config.intents.values())
-        passed = count - len(report.failures)
         report.summary.append(
             f"{len(config.intents)} intents, {understander.intent_map.phrase_count} phrases, "
-            f"{len(config.devices)} devices; {passed}/{count} examples pass"
+            f"{len(understander.registry.devices())} devices; {run.summary()}"
         )
     ordered = sorted(problems.errors, key=lambda e: (e.path, e.line or 0))
     report.errors = [str(e) for e in ordered] + report.errors

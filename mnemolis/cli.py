@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.demo.home import DemoHome
     from mnemolis.doctor import Finding
     from mnemolis.plan import Part, Plan
+    from mnemolis.understand import Understander
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -76,10 +77,21 @@ def _load(args: argparse.Namespace) -> Config:
     return load_config(args.config)
 
 
-def cmd_parse(args: argparse.Namespace) -> int:
-    from mnemolis.understand import Context, Understander
+def _understander(args: argparse.Namespace) -> Understander:
+    """Understanding over the home `eval` sees: the YAML devices and, when the config
+    directory has one, its ``discovery.jsonl`` (the devices firmware announced)."""
+    from mnemolis.evaluation.discovered import home_registry
+    from mnemolis.understand import Understander
 
-    understander = Understander(_load(args))
+    config = _load(args)
+    registry, _loaded = home_registry(config, None)
+    return Understander(config, registry)
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from mnemolis.understand import Context
+
+    understander = _understander(args)
     context = Context() if args.conversation else None
     for query in _queries(args):
         plan = understander.understand(query, context)
@@ -129,10 +141,10 @@ def format_plan(plan: Plan) -> list[str]:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from mnemolis.understand import Context, Trace, Understander
+    from mnemolis.understand import Context, Trace
 
     t0 = time.perf_counter()
-    understander = Understander(_load(args))
+    understander = _understander(args)
     startup = (time.perf_counter() - t0) * 1000
     context = Context()
     for query in _queries(args):

@@ -19,9 +19,9 @@ __all__ = ["Finding", "Level", "diagnose", "format_findings"]
 
 def check_intents(assistant: Assistant) -> Finding:
     config = assistant.config
-    failures = run_examples(config, assistant.understander)
-    count = sum(len(i.examples) for i in config.intents.values())
-    summary = f"{len(config.intents)} intents, {count - len(failures)}/{count} examples pass"
+    run = run_examples(config, assistant.understander)
+    failures = run.failures
+    summary = f"{len(config.intents)} intents, {run.summary()}"
     if failures:
         shown = "; ".join(failures[:3])
         fix = "reword those phrases or examples; `mnemolis check` lists every failure"

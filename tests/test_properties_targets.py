@@ -174,3 +174,44 @@ def test_a_name_said_exactly_is_never_another_device(
     assert device.id in sharing
     assert selected, text
     assert set(selected) <= sharing, (text, selected, sorted(sharing))
+
+
+#: work only one type does (devices.yaml `work`), as said: "mop the kitchen" is a vacuum's
+WORK = {"vacuum": ["mop", "sweep", "hoover", "vacuum"], "lawn_mower": ["mow", "cut the grass in"]}
+ROBOTS = [
+    Device("robo", "vacuum", None, id="robot_0"),
+    Device("mowbot", "lawn_mower", "garage", id="robot_1"),
+]
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    robots=st.lists(st.sampled_from(ROBOTS), max_size=2, unique_by=lambda d: d.id),
+    area=st.one_of(st.none(), st.sampled_from(AREAS)),
+    data=st.data(),
+)
+def test_a_device_acted_on_has_the_type_the_request_names_or_implies(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    robots: list[Device],
+    area: str | None,
+    data: st.DataObject,
+) -> None:
+    """A type word ("the fans") or a type's work ("mop") with none of that type where
+    asked selects nothing of another type (the christmas tree for "vacuum the living
+    room"), and offers none either."""
+    u, registry = home
+    devices = _devices(found) + robots
+    _furnish(registry, devices)
+    kind = data.draw(st.sampled_from([*sorted(KINDS), *sorted(WORK)]))
+    where = f" the {area}" if area else ""
+    if kind in WORK:
+        text = f"{data.draw(st.sampled_from(WORK[kind]))}{where or ' the house'}"
+    else:
+        verb, plurals, _ = KINDS[kind]
+        noun = data.draw(st.sampled_from(plurals))
+        text = f"{verb} the {noun}" + (f" in{where}" if area else "")
+    types = {d.id: d.type for d in devices}
+    for ident in _selected(u, registry, text):
+        assert types.get(ident) == kind, (text, ident, types.get(ident))

@@ -105,6 +105,8 @@ class Config:
     #: type nouns that are also verbs ("switch off the kitchen"): the verb when they
     #: open a request
     verb_nouns: set[str] = field(default_factory=set)
+    #: what only a device of a type does ("mop" -> vacuum): the type a request means
+    type_work: dict[str, str] = field(default_factory=dict)
     source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
     questions: QuestionWords = field(default_factory=QuestionWords)  # what makes a question
     device_classes: DeviceClasses = field(default_factory=DeviceClasses)  # words per class
@@ -160,7 +162,9 @@ def load_config(
     elif languages:
         with problems.each():
             lang = _language(*languages[0])
-    slots, device_nouns, device_states, noun_groups, verb_nouns = _vocabulary(intent_docs, problems)
+    slots, device_nouns, device_states, noun_groups, verb_nouns, type_work = _vocabulary(
+        intent_docs, problems
+    )
     catalog = build_catalog(intent_docs, slots, problems)
     intents = catalog.intents
     questions, device_classes = read_questions(intent_docs, intents, problems)
@@ -208,6 +212,7 @@ def load_config(
         floor_specs=floor_specs,
         noun_groups=noun_groups,
         verb_nouns=verb_nouns,
+        type_work=type_work,
         disabled=catalog.disabled,
         layers=layers,
         source_paths=source_paths,
@@ -241,7 +246,12 @@ def _language(file: YamlFile, data: dict[str, Any]) -> Language:
 def _vocabulary(
     docs: list[tuple[YamlFile, dict[str, Any]]], problems: Problems
 ) -> tuple[
-    dict[str, SlotSpec], dict[str, list[str]], dict[str, list[str]], list[list[str]], set[str]
+    dict[str, SlotSpec],
+    dict[str, list[str]],
+    dict[str, list[str]],
+    list[list[str]],
+    set[str],
+    dict[str, str],
 ]:
     """The slots and device words of every intents file."""
     slots: dict[str, SlotSpec] = {}
@@ -249,6 +259,7 @@ def _vocabulary(
     device_states: dict[str, list[str]] = {}
     noun_groups: list[list[str]] = []
     verb_nouns: set[str] = set()
+    type_work: dict[str, str] = {}
     for file, data in docs:
         at = At(file.path)
         for key in data:
@@ -281,4 +292,6 @@ def _vocabulary(
                     for n, group in enumerate(same):
                         noun_groups.append(lower_words(group, t_at / "same" / n, "same"))
                     verb_nouns.update(lower_words(raw.get("verbs"), t_at / "verbs", "verbs"))
-    return slots, device_nouns, device_states, noun_groups, verb_nouns
+                    for word in lower_words(raw.get("work"), t_at / "work", "work"):
+                        type_work[" ".join(word.split())] = dtype
+    return slots, device_nouns, device_states, noun_groups, verb_nouns, type_work

@@ -32,6 +32,7 @@ class SlotResult:
     covered: set[int] = field(default_factory=set)
     wrong_type: bool = False  # the named device cannot do what the intent does
     implied: bool = False  # no device was named; the intent's own type stands in
+    missing: str | None = None  # the device type asked for, with no device of it there
 
     def values(self) -> dict[str, Any]:
         return {name: fill.value for name, fill in self.fills.items()}

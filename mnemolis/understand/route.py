@@ -213,8 +213,8 @@ class Router:
             if slot == "device" and implied_away:
                 score -= self.nothing_penalty
                 continue
-            if slot in slots.fills or (slot == "device" and slots.options):
-                continue
+            if slot in slots.fills or (slot == "device" and (slots.options or slots.missing)):
+                continue  # a "which one", or "there is no vacuum there": both understood
             if slot == "device" and part.has_pronoun and part.referent:
                 continue
             spec = self.config.slots[slot]
@@ -283,4 +283,6 @@ class Router:
             part.provenance["slots"] = {n: f.how for n, f in best.slots.fills.items()}
         if best.slots.options:
             part.provenance["options"] = list(best.slots.options)
+        elif best.slots.missing and "device" not in part.slots:
+            part.provenance["missing"] = best.slots.missing  # "there is no vacuum there"
         return routed

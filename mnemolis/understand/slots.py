@@ -90,6 +90,7 @@ class SlotExtractor:
         out.covered.update(found.covered)
         out.wrong_type = found.wrong_type
         out.implied = found.implied
+        out.missing = found.missing
         labels = [self.names.label(d) for d in found.devices]
         if not labels:
             return

@@ -37,6 +37,7 @@ class Targets:
     covered: tuple[int, ...] = ()  # tokens explained (the nouns naming the devices)
     wrong_type: bool = False
     implied: bool = False
+    missing: str | None = None  # the type asked for ("the vacuum", "mop"), none of it there
 
 
 def longest(hits: list[NameHit]) -> list[NameHit]:
@@ -62,6 +63,7 @@ class TargetResolver:
         self.places = lang.place_prepositions
         self.stems = NameStems(names, self.quiet)
         self.verb_nouns = frozenset(config.verb_nouns)
+        self.work = {tuple(words.split()): dtype for words, dtype in config.type_work.items()}
 
     def resolve(
         self,
@@ -73,7 +75,9 @@ class TargetResolver:
         skip: set[int],
     ) -> tuple[Targets | None, AreaScope | None]:
         """The devices meant in tokens[start:end] and the area named there."""
-        types = self._types(a, start, end, intent)
+        # "mop the kitchen": work only a vacuum does narrows what the intent may start
+        worked = self._work(a, start, end, hits) & set(intent.device_types)
+        types = worked or self._types(a, start, end, intent)
         rooms_said = [h for h in hits if h.kind == "room"]
         said = [h for h in hits if h.kind == "device"]
         typed = [h for h in said if self._type_word(a, h, rooms_said, intent, types)]
@@ -113,7 +117,21 @@ class TargetResolver:
         if devices:
             devices = self._longer_name(a, devices, end, skip) or devices
             return self._named(devices, intent, types, scope, origin), scope
-        return self._kinds(a, start, end, intent, hits, rooms, types, scope, origin), scope
+        kinds = self._kinds(a, start, end, intent, hits, rooms, types, scope, origin, worked)
+        return kinds, scope
+
+    def _work(self, a: Analysis, start: int, end: int, hits: list[NameHit]) -> set[str]:
+        """The types whose work (devices.yaml `work`) the part says, outside any name."""
+        named = {i for h in hits if h.kind in ("device", "room") for i in range(h.start, h.end)}
+        found: set[str] = set()
+        for i in range(start, end):
+            for words, dtype in self.work.items():
+                span = range(i, i + len(words))
+                if span.stop <= end and not named.intersection(span):
+                    toks = (a.tokens[k] for k in span)
+                    if all(w in (t.lower, t.lemma) for w, t in zip(words, toks, strict=True)):
+                        found.add(dtype)
+        return found
 
     def _kinds(
         self,
@@ -126,10 +144,12 @@ class TargetResolver:
         types: set[str],
         scope: AreaScope | None,
         origin: str | None,
+        worked: set[str],
     ) -> Targets | None:
         """No device named: a type word, the area's devices, or what the intent implies.
         A type word with an area (named, or the one spoken in) means all of them there;
-        with none, one of several is asked about."""
+        with none, one of several is asked about. A type asked for (a type word, or work
+        only that type does) with no device of it there is none: never another type."""
         taken = {i for h in rooms for i in range(h.start, h.end)}
         nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
         said_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
@@ -139,6 +159,7 @@ class TargetResolver:
         span = (scope.start, scope.end) if scope is not None else (-1, -1)
         tiers: list[list[Device]] = []
         how = "room"
+        asked = set(worked)  # the types the words ask for
         if nouns:
             noun = nouns[-1]
             wants_all = wants_all or self._plural(a, noun)
@@ -152,15 +173,25 @@ class TargetResolver:
                 max(noun.end, span[1]),
             )
             kinds = self.names.noun_types(noun.key)
+            asked = kinds & types or kinds or asked
             if every and not tiers and kinds and types and not kinds & types:
                 # "set the lights to 30 percent" as a temperature: the lights cannot
                 return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
         if tiers:
             pass  # a type noun named them
-        elif scope is not None:
-            # "vacuum the living room": the devices of the kinds the intent acts on
+        elif scope is not None or asked:
+            # "vacuum the living room", "close the living room shades": the devices of the
+            # kinds asked for (else of those the intent acts on) there, never another kind
+            wanted = (asked & types if types else asked) if asked else types
+            if asked and not wanted:
+                # "set the heating to 22" as a brightness: no light was asked for
+                return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
             all_devices = self.names.devices.values()
-            tiers = [[d for d in all_devices if d.type in types]] if types else [list(all_devices)]
+            tiers = (
+                [[d for d in all_devices if d.type in wanted]]
+                if wanted or asked
+                else [list(all_devices)]
+            )
         elif intent.implies:
             # "dim a little", "set the temperature to 20": the intent says what it acts on
             tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
@@ -171,7 +202,8 @@ class TargetResolver:
         candidates, where = _first(tiers, scope, origin, roaming)
         covered = _tokens(nouns)
         if not candidates:
-            return Targets([], *span, how, covered=covered, implied=how == "implied")
+            implied = how == "implied"
+            return Targets([], *span, how, covered=covered, implied=implied, missing=_kind(asked))
         # "the lights" of an area: all of them there; asking about an area ("is anything
         # on in the kitchen") asks about all of it (a question acts on nothing)
         asks = intent.action in (None, "state")
@@ -378,6 +410,11 @@ def _narrow(
         if inside:
             return inside
     return pool
+
+
+def _kind(types: set[str]) -> str | None:
+    """The one type to name in "there is no vacuum in the living room"."""
+    return min(types) if types else None
 
 
 def _tokens(hits: list[NameHit]) -> tuple[int, ...]:

@@ -43,6 +43,24 @@ class Answers:
         text = self.words.say("refused_device", name=name, reason=reason)
         return self.source.reply(text, Status.ERROR, {"device": name, "refused": reason})
 
+    def none_named(self, part: Part, everyone: list[str]) -> PartAnswer:
+        """No device in the part: none of the type asked for ("there is no vacuum in the
+        living room", understanding's ``missing``), else which device is meant."""
+        room = part.slots.get("room")
+        missing = part.provenance.get("missing")
+        if isinstance(missing, str):
+            kind = self.words.kind_of(missing)
+            key = "no_kind_in_room" if isinstance(room, str) else "no_kind"
+            text = self.words.say(key, kind=kind, room=room)
+            return self.source.reply(text, Status.ERROR, {"missing": missing, "known": everyone})
+        devices = self.source.registry.devices()
+        in_room = sorted(d.name for d in devices if room and d.room == room)
+        if in_room:
+            text = self.words.say("which_in_room", room=room, names=self.words.names(in_room))
+        else:
+            text = self.words.say("which_device", names=self.words.names(everyone))
+        return self.source.reply(text, Status.ERROR, {"known": everyone})
+
     def has_state(self, device: Device) -> bool:
         return bool(codec.state_roles(device))
 

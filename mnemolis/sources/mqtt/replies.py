@@ -172,7 +172,11 @@ class Phrasebook:
         return self._format(template, values, fallback)
 
     def kind(self, device: Device) -> str:
-        return self._template("kinds", device.type) or device.type.replace("_", " ")
+        return self.kind_of(device.type)
+
+    def kind_of(self, dtype: str) -> str:
+        """A device type as said: "lawn_mower" -> "lawn mower"."""
+        return self._template("kinds", dtype) or dtype.replace("_", " ")
 
     def action(self, action: str, device: Device, value: Any = None) -> str:
         """ "unlock the front door", "set the thermostat to 21 °C"."""

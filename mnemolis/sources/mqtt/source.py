@@ -428,13 +428,7 @@ class MqttSource:
             names = []
         everyone = sorted(d.name for d in self.registry.devices() if d.refused is None)
         if not names:
-            room = part.slots.get("room")
-            in_room = sorted(d.name for d in self.registry.devices() if room and d.room == room)
-            if in_room:
-                text = self.words.say("which_in_room", room=room, names=self.words.names(in_room))
-            else:
-                text = self.words.say("which_device", names=self.words.names(everyone))
-            return [], self.reply(text, Status.ERROR, {"known": everyone})
+            return [], self.answers.none_named(part, everyone)
         found: list[Device] = []
         spec = self.config.intents.get(part.intent) if part.intent else None
         action = spec.action if spec is not None else None

@@ -1,0 +1,106 @@
+"""What a shipped example can say about an owner's home.
+
+The shipped examples (``intents/en/*.yaml``) are written for the shipped demo
+home: "turn on the kitchen light" expects the demo's "kitchen light". Over an
+owner's own home, with other devices, such an expectation is not a fault of
+the owner's files, and `check` must not fail on it. So each shipped example is
+checked as far as it does not depend on the home:
+
+- in full when every device it expects is in the owner's home and named in
+  the example (a name said exactly is that device whatever else the home
+  holds), and every area it expects is an area of the owner's home;
+- on its intent (and its value slots) only when the devices it expects are in
+  the owner's home but not named: the set it gets hangs on the rest of the home
+  ("are all the doors locked", "raise the blinds");
+- not at all, "written for the demo home", when it expects a device or area the
+  owner's home lacks: even its intent may need that device ("start the robot
+  vacuum" with no vacuum).
+
+The owner's own examples, and every example over the demo home itself, are
+checked in full.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from mnemolis.config import Config, bundled_config_dir, load_config
+from mnemolis.config.intents import Example
+from mnemolis.devices import Device, DeviceRegistry, name_key
+
+#: Slot types whose values are the home's own devices and areas.
+HOME_SLOT_TYPES = ("device", "room")
+
+
+class Scope(enum.Enum):
+    FULL = "in full"
+    INTENT = "on intent only"
+    DEMO = "written for the demo home"
+
+
+HomeKey = frozenset[tuple[str, str, str | None]]
+
+
+def home_key(devices: Iterable[Device]) -> HomeKey:
+    """A home told apart by its devices: name, type and area of each."""
+    return frozenset((name_key(d.name), d.type, d.room) for d in devices)
+
+
+@dataclass
+class HomeScope:
+    """The owner's home against the demo home the shipped examples were written for."""
+
+    config: Config
+    registry: DeviceRegistry
+    demo: bool  # the owner's home is the demo home: every example is checked in full
+
+    @classmethod
+    def of(cls, config: Config, registry: DeviceRegistry) -> HomeScope:
+        shipped_root = config.layers[0].root if config.layers else bundled_config_dir()
+        if len(config.layers) < 2:
+            return cls(config, registry, demo=True)
+        shipped = load_config(str(shipped_root))
+        demo = home_key(registry.devices()) == home_key(shipped.devices)
+        return cls(config, registry, demo=demo)
+
+    def shipped(self, example: Example, fallback: str) -> bool:
+        """Whether the example was written in a shipped file, not the owner's."""
+        if len(self.config.layers) < 2:
+            return True
+        path = example.path or fallback
+        return path.startswith(str(self.config.layers[0].root) + "/")
+
+    def scope(self, example: Example, fallback: str, spoken: str) -> Scope:
+        """How far the example is checked over this home (``spoken``: its normalized text)."""
+        if self.demo or not self.shipped(example, fallback):
+            return Scope.FULL
+        said = f" {name_key(spoken)} "
+        rooms = {
+            name_key(n) for room, aliases in self.registry.rooms().items() for n in (room, *aliases)
+        }
+        scope = Scope.FULL
+        for slot, value in example.slots.items():
+            spec = self.config.slots.get(slot)
+            kind = spec.type if spec is not None else None
+            if kind not in HOME_SLOT_TYPES:
+                continue
+            for name in _names(value):
+                if kind == "room":
+                    if name_key(name) not in rooms:
+                        return Scope.DEMO
+                elif self.registry.by_name(name) is None:
+                    return Scope.DEMO
+                elif f" {name_key(name)} " not in said:
+                    scope = Scope.INTENT
+        return scope
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
