@@ -395,10 +395,12 @@ def _first(
     is never taken); with no area named, the origin's area is a preference over
     every tier, then the whole house."""
     if scope is not None and not scope.everywhere:
-        for tier in tiers:
-            inside = [d for d in tier if scope.holds(d, roaming)]
-            if inside:
-                return inside, True
+        # a robot that lives there before one that goes anywhere ("vacuum upstairs")
+        for sent in (frozenset[str](), roaming):
+            for tier in tiers:
+                inside = [d for d in tier if scope.holds(d, sent)]
+                if inside:
+                    return inside, True
         return [], True
     here = origin_scope(origin) if scope is None else None
     if here is not None:
