@@ -23,6 +23,7 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.shared_names import AreaWords, every_one
 
 
 @dataclass
@@ -62,6 +63,7 @@ class TargetResolver:
         self.places = lang.place_prepositions
         self.stems = NameStems(names, self.quiet)
         self.verb_nouns = frozenset(config.verb_nouns)
+        self.area_words = AreaWords(names)
 
     def resolve(
         self,
@@ -112,7 +114,7 @@ class TargetResolver:
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
             devices = self._longer_name(a, devices, end, skip) or devices
-            return self._named(devices, intent, types, scope, origin), scope
+            return self._named(a, start, devices, intent, types, scope, origin), scope
         return self._kinds(a, start, end, intent, hits, rooms, types, scope, origin), scope
 
     def _kinds(
@@ -175,7 +177,13 @@ class TargetResolver:
         # "the lights" of an area: all of them there; asking about an area ("is anything
         # on in the kitchen") asks about all of it (a question acts on nothing)
         asks = intent.action in (None, "state")
-        wants_all = wants_all or (where and (bool(nouns) or asks))
+        # "dim the bedroom a bit", "brighter" (spoken in the kitchen): the area's lights
+        implied_there = how in ("implied", "room") and bool(intent.implies)
+        implied_there = implied_there and all(d.type == intent.implies for d in candidates)
+        wants_all = wants_all or (where and (bool(nouns) or asks or implied_there))
+        if where and nouns and not asks and not said_all and len(candidates) > 1:
+            # "the bedroom lamp" where no light is named lamp: one of them, which one?
+            wants_all = wants_all and not self._one_of_kind(a, nouns[-1], candidates)
         if wants_all and len(candidates) > 1:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
@@ -191,6 +199,13 @@ class TargetResolver:
         if token.lower not in self.verb_nouns or token.lower != token.lemma:
             return False
         return all(a.tokens[i].lower in self.quiet for i in range(start, noun.start))
+
+    def _one_of_kind(self, a: Analysis, noun: NameHit, candidates: list[Device]) -> bool:
+        """ "the lamp": a singular type word that is not its type's own word ("light"),
+        over devices none of which is named with it, means one of them."""
+        if self._plural(a, noun) or noun.key in self.names.noun_types(noun.key):
+            return False
+        return not any(noun.key in self.names.name_words(d) for d in candidates)
 
     def _plural(self, a: Analysis, noun: NameHit) -> bool:
         """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
@@ -273,6 +288,8 @@ class TargetResolver:
 
     def _named(
         self,
+        a: Analysis,
+        start: int,
         hits: list[NameHit],
         intent: IntentSpec,
         types: set[str],
@@ -290,6 +307,10 @@ class TargetResolver:
         pool = able or found
         if len(pool) > 1:
             pool = _narrow(pool, scope, origin, self.roaming)
+        if len(pool) > 1 and first.score >= 100:  # a shared name said exactly
+            if every_one(a, first, start, pool, self.all_words):
+                return Targets(pool, first.start, first.end, "all", wrong_type=wrong_type)
+            pool = self.area_words.pick(a, first, start, pool, self.quiet.__contains__)
         ask = len(pool) > 1
         return Targets(pool, first.start, first.end, first.how, ask, wrong_type=wrong_type)
 
