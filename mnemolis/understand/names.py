@@ -230,11 +230,7 @@ class NameIndex:
 
     def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
         """Floors by name, alias and ordinal ("the first floor"), and the relative words.
-
-        A floor's own name or alias means that floor only: a home whose floors are
-        called "downstairs" and "upstairs", or whose ground floor is also "the first
-        floor" (US), means those floors by them, not the relative word or the level.
-        """
+        A floor's own name or alias ("downstairs", a US "first floor") is that floor only."""
         words = self.config.language.areas
         named = {
             floor.name: [f for n in (floor.name, *floor.aliases) for f in self.spoken_forms(n)]

@@ -17,7 +17,9 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.names import NameHit, NameIndex
 
 
-def every_one(a: Analysis, hit: NameHit, start: int, devices: list[Device], all_words: set[str]) -> bool:
+def every_one(
+    a: Analysis, hit: NameHit, start: int, devices: list[Device], all_words: set[str]
+) -> bool:
     """True when the shared name is said in the plural or after an all-word."""
     if any(a.tokens[i].lower in all_words for i in range(start, hit.start)):
         return True
