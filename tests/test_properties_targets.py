@@ -2,7 +2,9 @@
 
 - A named area (or floor) never selects a device outside it: for generated
   registries and "<verb> the <type> in the <area>" requests, every device
-  acted on or offered lies in that area (a device with no area in none).
+  acted on or offered lies in that area (a device with no area in none); a
+  room said with a floor ("the first floor bathroom lights") is that room on
+  that floor, never the whole floor.
 - Fuzzy never swaps one known name for another: a request that says a
   device's name exactly (in any of the ways it may be written) resolves to
   that device or to others sharing that very name, never to a different one.
@@ -155,6 +157,35 @@ def test_a_named_floor_never_selects_a_device_off_it(
     rooms = {d.id: d.room for d in devices}
     for ident in _selected(u, registry, text):
         assert rooms.get(ident) in floor.areas, (text, ident, rooms.get(ident))
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    kind=st.sampled_from(sorted(KINDS)),
+    floor=st.sampled_from(FLOORS),
+    area=st.sampled_from(AREAS),
+    data=st.data(),
+)
+def test_a_room_said_with_a_floor_is_that_room_on_it(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    floor: Floor,
+    area: str,
+    data: st.DataObject,
+) -> None:
+    """ "the first floor bathroom lights": devices of that room, and only if the room
+    is on that floor (never the whole floor, nor the room on another floor)."""
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    verb, plurals, _ = KINDS[kind]
+    noun = data.draw(st.sampled_from(plurals))
+    text = f"{verb} the {floor.name} {area} {noun}"
+    rooms = {d.id: d.room for d in devices}
+    for ident in _selected(u, registry, text):
+        assert rooms.get(ident) == area and area in floor.areas, (text, ident, rooms.get(ident))
 
 
 @PROPERTY
