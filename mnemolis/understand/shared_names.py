@@ -3,9 +3,9 @@
 "turn off the ceiling fans", "all the ceiling fans": a shared name said in the
 plural (its own name is singular) or with an all-word means every device of
 that name, not "which one". "the kids desk lamp": a word said just before a
-shared name that belongs to the name of the area of some of them (the "kids
-room", "emma's room") picks those; a word every one's area has, or none has,
-picks nothing and the part still asks which one.
+shared name that belongs to the name of one area only, the area of some of
+them (the "kids room", "emma's room"), picks those; a word of several areas
+("room"), or of none of theirs, picks nothing and the part still asks which one.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ class AreaWords:
             return pool
         words = self.words()
         for word in said:
+            if sum(word in w for w in words.values()) != 1:
+                continue  # "room", "upstairs": a word of several areas picks none
             having = [d for d in pool if d.room is not None and word in words.get(d.room, ())]
             if having and len(having) < len(pool):
                 return having
