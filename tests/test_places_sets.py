@@ -20,7 +20,7 @@ import pytest
 from mnemolis.config import Config
 from mnemolis.devices import Device, DeviceRegistry, Floor
 from mnemolis.understand import Understander
-from tests.support_targets import home_config, only_part, option_ids, part_ids
+from tests.support_targets import check_part, home_config
 
 FLOORS = [
     Floor("downstairs", 0, ("first floor", "main floor"), ("lounge", "galley", "den")),
@@ -135,9 +135,6 @@ def test_places_and_sets(
     options: list[str],
     values: dict[str, Any],
 ) -> None:
-    part = only_part(home.understand(text, room=room))
-    assert part.intent == intent, part.to_dict()
-    assert part_ids(home.registry, part) == sorted(ids), part.to_dict()
-    assert option_ids(home.registry, part) == sorted(options), part.to_dict()
+    part = check_part(home, text, room, intent, ids, options)
     for slot, value in values.items():
         assert part.slots.get(slot) == value, part.to_dict()
