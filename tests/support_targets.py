@@ -116,3 +116,15 @@ def only_part(plan: Plan) -> Part:
     parts = plan.parts()
     assert len(parts) == 1, [p.to_dict() for p in parts]
     return parts[0]
+
+
+def check_part(
+    home: Understander, text: str, room: str | None, intent: str, ids: list[str], options: list[str]
+) -> Part:
+    """The one part of ``text`` (said in ``room``) has this intent, these devices and
+    offers these in a "which one"; it is returned for further checks."""
+    part = only_part(home.understand(text, room=room))
+    assert part.intent == intent, part.to_dict()
+    assert part_ids(home.registry, part) == sorted(ids), part.to_dict()
+    assert option_ids(home.registry, part) == sorted(options), part.to_dict()
+    return part

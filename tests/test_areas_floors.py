@@ -13,7 +13,14 @@ import pytest
 
 from mnemolis.config import Config
 from mnemolis.understand import Understander
-from tests.support_targets import LIGHTS, clashing_understander, only_part, option_ids, part_ids
+from tests.support_targets import (
+    LIGHTS,
+    check_part,
+    clashing_understander,
+    only_part,
+    option_ids,
+    part_ids,
+)
 
 GROUND_LIGHTS = [
     "light_garage",
@@ -106,10 +113,7 @@ def test_areas(
     ids: list[str],
     options: list[str],
 ) -> None:
-    part = only_part(home.understand(text, room=room))
-    assert part.intent == intent, part.to_dict()
-    assert part_ids(home.registry, part) == sorted(ids), part.to_dict()
-    assert option_ids(home.registry, part) == sorted(options), part.to_dict()
+    check_part(home, text, room, intent, ids, options)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 
 - A named area (or floor) never selects a device outside it: for generated
   registries and "<verb> the <type> in the <area>" requests, every device
-  acted on or offered lies in that area (a device with no area in none).
+  acted on or offered lies in that area (a device with no area in none); a
+  room said with a floor ("the first floor bathroom lights") is that room on
+  that floor, never the whole floor.
 - Fuzzy never swaps one known name for another: a request that says a
   device's name exactly (in any of the ways it may be written) resolves to
   that device or to others sharing that very name, never to a different one.
@@ -102,6 +104,24 @@ def _selected(u: Understander, registry: DeviceRegistry, text: str) -> list[str]
     return ids
 
 
+def _selected_rooms(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    data: st.DataObject,
+    phrase: str,
+) -> tuple[str, list[str | None]]:
+    """The home furnished with ``found``, ``phrase`` said with a verb and a plural type
+    word of ``kind``: the text, and the area of every device acted on or offered."""
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    verb, plurals, _ = KINDS[kind]
+    text = phrase.format(verb=verb, noun=data.draw(st.sampled_from(plurals)))
+    rooms = {d.id: d.room for d in devices}
+    return text, [rooms.get(ident) for ident in _selected(u, registry, text)]
+
+
 PROPERTY = settings(
     deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=120
 )
@@ -121,15 +141,9 @@ def test_a_named_area_never_selects_a_device_outside_it(
     area: str,
     data: st.DataObject,
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
-    verb, plurals, _ = KINDS[kind]
-    noun = data.draw(st.sampled_from(plurals))
-    text = f"{verb} the {noun} in the {area}"
-    rooms = {d.id: d.room for d in devices}
-    for ident in _selected(u, registry, text):
-        assert rooms.get(ident) == area, (text, ident, rooms.get(ident))
+    text, rooms = _selected_rooms(home, found, kind, data, f"{{verb}} the {{noun}} in the {area}")
+    for room in rooms:
+        assert room == area, (text, room)
 
 
 @PROPERTY
@@ -146,15 +160,36 @@ def test_a_named_floor_never_selects_a_device_off_it(
     floor: Floor,
     data: st.DataObject,
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
-    verb, plurals, _ = KINDS[kind]
-    noun = data.draw(st.sampled_from(plurals))
-    text = f"{verb} the {noun} on the {floor.name}"
-    rooms = {d.id: d.room for d in devices}
-    for ident in _selected(u, registry, text):
-        assert rooms.get(ident) in floor.areas, (text, ident, rooms.get(ident))
+    text, rooms = _selected_rooms(
+        home, found, kind, data, f"{{verb}} the {{noun}} on the {floor.name}"
+    )
+    for room in rooms:
+        assert room in floor.areas, (text, room)
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    kind=st.sampled_from(sorted(KINDS)),
+    floor=st.sampled_from(FLOORS),
+    area=st.sampled_from(AREAS),
+    data=st.data(),
+)
+def test_a_room_said_with_a_floor_is_that_room_on_it(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    floor: Floor,
+    area: str,
+    data: st.DataObject,
+) -> None:
+    """ "the first floor bathroom lights": devices of that room, and only if the room
+    is on that floor (never the whole floor, nor the room on another floor)."""
+    text, rooms = _selected_rooms(
+        home, found, kind, data, f"{{verb}} the {floor.name} {area} {{noun}}"
+    )
+    for room in rooms:
+        assert room == area and area in floor.areas, (text, room)
 
 
 @PROPERTY

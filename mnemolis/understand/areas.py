@@ -72,10 +72,34 @@ def scope_of(hit: NameHit, floors: dict[str, Floor], origin: str | None) -> Area
     return AreaScope(rooms, start=s, end=e, said=relative)
 
 
+def _within(scopes: list[AreaScope]) -> list[AreaScope]:
+    """ "the upstairs bedroom lights": a room said next to a floor (touching it, or
+    sharing a word) is that room on that floor, not both. Only the rooms on both
+    are kept: a named floor never reaches a device outside it."""
+    out: list[AreaScope] = []
+    for scope in sorted(scopes, key=lambda s: s.start):
+        last = out[-1] if out else None
+        touching = last is not None and last.start >= 0 and scope.start <= last.end
+        if last is None or not touching or (last.room is None) == (scope.room is None):
+            out.append(scope)
+            continue
+        if last.rooms is None or scope.rooms is None:
+            rooms = scope.rooms if last.rooms is None else last.rooms
+        else:
+            rooms = last.rooms & scope.rooms
+        room = last.room or scope.room
+        said = f"{last.said} {scope.said}"
+        start, end = min(last.start, scope.start), max(last.end, scope.end)
+        out[-1] = AreaScope(rooms, start, end, room if room in (rooms or ()) else None, said)
+    return out
+
+
 def union(scopes: list[AreaScope]) -> AreaScope | None:
-    """ "the kitchen and dining room lights": every area named in one part."""
+    """ "the kitchen and dining room lights": every area named in one part (a room
+    next to a floor is that room on it, see `_within`)."""
     if not scopes:
         return None
+    scopes = _within(scopes)
     if len(scopes) == 1:
         return scopes[0]
     first = scopes[0]

@@ -433,20 +433,22 @@ class DeviceSets:
         state = out.fills.get("state")
         device = out.fills.get("device")
         nouns = [h for h in a.names if h.kind == "noun" and start_end(h, wanted)]
-        if nouns and (device is None or device.how in ("noun", "all")):
+        rooms = {(h.start, h.end) for h in a.names if h.kind == "room"}
+        # "which lights are on in the kitchen": the type word, not a light called "Kitchen"
+        kinds = [n for n in nouns if (n.start, n.end) not in rooms] or nouns
+        if kinds and (device is None or device.how in ("noun", "all")):
             # "is any light on": every device of the type, not those named like it
             types = self._types(state.value if state is not None else None)
-            typed = self.scope.typed(nouns[-1].key)
+            typed = self.scope.typed(kinds[-1].key)
             members = [d for d in typed if not types or d.type in types]
             if wanted.areas is not None:
                 members = [d for d in members if d.room in wanted.areas]
             if members:
-                span = (nouns[-1].start, nouns[-1].end)
+                span = (kinds[-1].start, kinds[-1].end)
                 out.fills["device"] = SlotFill("device", self.scope.labels(members), *span, "all")
                 out.options = []
                 return
         generic = self._generic(a.tokens, wanted.start, wanted.end)
-        rooms = {(h.start, h.end) for h in a.names if h.kind == "room"}
         type_words = [
             n for n in nouns if self.scope.is_type_word(n) and (n.start, n.end) not in rooms
         ]

@@ -231,18 +231,31 @@ class NameIndex:
         )
 
     def _add_areas(self, matcher: PhraseMatcher, floors: dict[str, Floor]) -> None:
-        """Floors by name, alias and ordinal ("the first floor"), and the relative words."""
+        """Floors by name, alias and ordinal ("the first floor"), and the relative words.
+        A floor's own name or alias ("downstairs", a US "first floor") is that floor only."""
         words = self.config.language.areas
+        named = {
+            floor.name: [f for n in (floor.name, *floor.aliases) for f in self.spoken_forms(n)]
+            for floor in floors.values()
+        }
+        own = {f for forms in named.values() for f in forms}
         for floor in floors.values():
             key = f"room\t{FLOOR_PREFIX}{floor.name}"
-            phrases = [f for n in (floor.name, *floor.aliases) for f in self.spoken_forms(n)]
-            phrases += [p for p, level in words.floor_phrases().items() if level == floor.level]
+            phrases = named[floor.name] + [
+                p
+                for p, level in words.floor_phrases().items()
+                if level == floor.level and p not in own
+            ]
             for phrase in phrases:
-                # "on the first floor": the preposition belongs to the floor, not to "turn on"
-                for lead in ("", *words.floor_leads):
+                # "on the first floor": the preposition belongs to the floor, not to "turn
+                # on"; "on upstairs" is the state "on" then the floor ("what is on upstairs")
+                leads = words.floor_leads if phrase.split()[-1] in words.floor_nouns else []
+                for lead in ("", *leads):
                     matcher.add(key, [self.text.doc(f"{lead} {phrase}".strip())])
         for relative in RELATIVE_AREAS:
             for phrase in getattr(words, relative):
+                if any(form in own for form in self.spoken_forms(phrase)):
+                    continue  # "downstairs" in a home with a floor of that name
                 matcher.add(f"room\t{AREA_MARK}{relative}", [self.text.doc(phrase)])
 
     # ------------------------------------------------------------------ lookups

@@ -13,12 +13,9 @@ from collections.abc import Iterable
 
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.areas import scope_of
+from mnemolis.understand.areas import scope_of, union
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.slots import SlotResult
-
-FLOOR_PREFIX = "floor:"
-AREA_MARK = "@"
 
 
 class Scope:
@@ -30,30 +27,24 @@ class Scope:
     # ------------------------------------------------------------------ areas
 
     def areas(self, a: Analysis, start: int, end: int, out: SlotResult) -> frozenset[str] | None:
-        """The areas the part names (a room, a floor's rooms), or None when it names none."""
-        rooms: set[str] = set()
-        said = False
+        """The areas the part names (a room, a floor's rooms, a room on a floor), or
+        None when it names none."""
+        spoken_in = self.names.canonical_room(a.origin_room)
+        scopes = []
         for hit in a.names:
             if hit.kind != "room" or not (start <= hit.start and hit.end <= end):
                 continue
-            found = self._areas_of(hit, a.origin_room)
-            if found is None:
-                continue
-            said = True
-            rooms |= found
+            scope = scope_of(hit, self.names.floors, spoken_in)
+            if scope is not None:
+                scopes.append(scope)
+        scope = union(scopes)
+        said = scope is not None and scope.rooms is not None
+        rooms: set[str] = set(scope.rooms) if scope is not None and scope.rooms else set()
         room = out.fills.get("room")
         if room is not None and isinstance(room.value, str):
             said = True
             rooms.add(room.value)
         return frozenset(rooms) if said else None
-
-    def _areas_of(self, hit: NameHit, spoken_in: str | None) -> set[str] | None:
-        if not hit.key.startswith((FLOOR_PREFIX, AREA_MARK)):
-            return {hit.key}
-        scope = scope_of(hit, self.names.floors, self.names.canonical_room(spoken_in))
-        if scope is None or scope.rooms is None:
-            return None  # "everywhere", or "in here" with no origin: no narrowing
-        return set(scope.rooms)
 
     # ------------------------------------------------------------------ type words
 

@@ -23,6 +23,7 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.shared_names import AreaWords, every_one
 
 
 @dataclass
@@ -64,6 +65,7 @@ class TargetResolver:
         self.stems = NameStems(names, self.quiet)
         self.verb_nouns = frozenset(config.verb_nouns)
         self.work = {tuple(words.split()): dtype for words, dtype in config.type_work.items()}
+        self.area_words = AreaWords(names)
 
     def resolve(
         self,
@@ -116,7 +118,7 @@ class TargetResolver:
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
             devices = self._longer_name(a, devices, end, skip) or devices
-            return self._named(devices, intent, types, scope, origin), scope
+            return self._named(a, start, devices, intent, types, scope, origin), scope
         kinds = self._kinds(a, start, end, intent, hits, rooms, types, scope, origin, worked)
         return kinds, scope
 
@@ -207,7 +209,13 @@ class TargetResolver:
         # "the lights" of an area: all of them there; asking about an area ("is anything
         # on in the kitchen") asks about all of it (a question acts on nothing)
         asks = intent.action in (None, "state")
-        wants_all = wants_all or (where and (bool(nouns) or asks))
+        # "dim the bedroom a bit", "brighter" (spoken in the kitchen): the area's lights
+        implied_there = how in ("implied", "room") and bool(intent.implies)
+        implied_there = implied_there and all(d.type == intent.implies for d in candidates)
+        wants_all = wants_all or (where and (bool(nouns) or asks or implied_there))
+        if where and nouns and not asks and not said_all and len(candidates) > 1:
+            # "the bedroom lamp" where no light is named lamp: one of them, which one?
+            wants_all = wants_all and not self._one_of_kind(a, nouns[-1], candidates)
         if wants_all and len(candidates) > 1:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
@@ -223,6 +231,13 @@ class TargetResolver:
         if token.lower not in self.verb_nouns or token.lower != token.lemma:
             return False
         return all(a.tokens[i].lower in self.quiet for i in range(start, noun.start))
+
+    def _one_of_kind(self, a: Analysis, noun: NameHit, candidates: list[Device]) -> bool:
+        """ "the lamp": a singular type word that is not its type's own word ("light"),
+        over devices none of which is named with it, means one of them."""
+        if self._plural(a, noun) or noun.key in self.names.noun_types(noun.key):
+            return False
+        return not any(noun.key in self.names.name_words(d) for d in candidates)
 
     def _plural(self, a: Analysis, noun: NameHit) -> bool:
         """ "lights", "blinds" (whose lemma the language file keeps: "blind" is a word too)."""
@@ -305,6 +320,8 @@ class TargetResolver:
 
     def _named(
         self,
+        a: Analysis,
+        start: int,
         hits: list[NameHit],
         intent: IntentSpec,
         types: set[str],
@@ -322,6 +339,10 @@ class TargetResolver:
         pool = able or found
         if len(pool) > 1:
             pool = _narrow(pool, scope, origin, self.roaming)
+        if len(pool) > 1 and first.score >= 100:  # a shared name said exactly
+            if every_one(a, first, start, pool, self.all_words):
+                return Targets(pool, first.start, first.end, "all", wrong_type=wrong_type)
+            pool = self.area_words.pick(a, first, start, pool, self.quiet.__contains__)
         ask = len(pool) > 1
         return Targets(pool, first.start, first.end, first.how, ask, wrong_type=wrong_type)
 
@@ -432,10 +453,12 @@ def _first(
     is never taken); with no area named, the origin's area is a preference over
     every tier, then the whole house."""
     if scope is not None and not scope.everywhere:
-        for tier in tiers:
-            inside = [d for d in tier if scope.holds(d, roaming)]
-            if inside:
-                return inside, True
+        # a robot that lives there before one that goes anywhere ("vacuum upstairs")
+        for sent in (frozenset[str](), roaming):
+            for tier in tiers:
+                inside = [d for d in tier if scope.holds(d, sent)]
+                if inside:
+                    return inside, True
         return [], True
     here = origin_scope(origin) if scope is None else None
     if here is not None:
