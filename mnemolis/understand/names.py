@@ -236,8 +236,10 @@ class NameIndex:
             phrases = [f for n in (floor.name, *floor.aliases) for f in self.spoken_forms(n)]
             phrases += [p for p, level in words.floor_phrases().items() if level == floor.level]
             for phrase in phrases:
-                # "on the first floor": the preposition belongs to the floor, not to "turn on"
-                for lead in ("", *words.floor_leads):
+                # "on the first floor": the preposition belongs to the floor, not to "turn on";
+                # a floor said without a floor noun takes none ("is the heating on upstairs")
+                nouns = set(words.floor_nouns) & set(phrase.split())
+                for lead in ("", *(words.floor_leads if nouns else ())):
                     matcher.add(key, [self.text.doc(f"{lead} {phrase}".strip())])
         for relative in RELATIVE_AREAS:
             for phrase in getattr(words, relative):
