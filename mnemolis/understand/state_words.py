@@ -41,8 +41,7 @@ def fit_state(
     modes = {m for d in devices for m in d.caps.modes}
     # "is the heating on": a mode word inside the device's name or noun is that name
     device = out.fills.get("device")
-    named = {i for h in a.names if h.kind == "device" for i in range(h.start, h.end)}
-    named |= set(device.tokens) if device is not None else set()
+    named = set(device.tokens) if device is not None else set()
     said = [
         w
         for w in a.slot_words
