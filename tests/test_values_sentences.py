@@ -463,6 +463,12 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("extend the awning", "device.open", ["cover.awning"], {}),
     ("retract the awning", "device.close", ["cover.awning"], {}),
     ("did i lock the front door", "device.state", ["lock.front_door"], {"state": "locked"}),
+    (
+        "change the temperature in the hallway to 19",
+        "device.set_temperature",
+        ["climate.hallway"],
+        {"temperature": 19},
+    ),
     # a reading of a device that acts is its sensor of the class said
     ("how much power is the kettle using", "sensor.read", ["sensor.kettle_power"], {}),
     ("what's the battery of the front door", "sensor.read", ["sensor.front_door_battery"], {}),

@@ -194,7 +194,8 @@ class Router:
         if not named or not any(named & set(c.slots.fills) for c in out):
             return
         for c in out:
-            values = self.quantities.number_slots & set(c.slots.fills)
+            # a select's option read from the number ("65") is no temperature either
+            values = (self.quantities.number_slots | {"option"}) & set(c.slots.fills)
             if values and not values & named:
                 c.score -= self.avoid_penalty
 
