@@ -460,6 +460,13 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("is the awning out", "device.state", ["cover.awning"], {"state": "open"}),
     ("is the awning retracted", "device.state", ["cover.awning"], {"state": "closed"}),
     ("is the porch light out", "device.state", ["light.porch"], {"state": "off"}),
+    ("turn the living room blinds down", "device.close", ["cover.living_room_blinds"], {}),
+    (
+        "turn the living room blinds down by 20 percent",
+        "device.set_position",
+        ["cover.living_room_blinds"],
+        {"step": -20},
+    ),
     ("extend the awning", "device.open", ["cover.awning"], {}),
     ("retract the awning", "device.close", ["cover.awning"], {}),
     ("did i lock the front door", "device.state", ["lock.front_door"], {"state": "locked"}),
