@@ -159,6 +159,16 @@ HOUSE = [
     _d("number.pump_speed", "pump speed", "number", "garden", minimum=1, maximum=5, step=1),
     _d("lock.front_door", "front door", "lock", "hallway"),
     _d("switch.kettle", "kettle", "switch", "kitchen"),
+    # the readings of devices that act: "how much power is the kettle using"
+    _d("sensor.kettle_power", "kettle power", "sensor", "kitchen", device_class="power"),
+    _d(
+        "sensor.front_door_battery",
+        "front door battery",
+        "sensor",
+        "hallway",
+        device_class="battery",
+    ),
+    _d("cover.awning", "awning", "cover", "garden", "position", device_class="awning"),
 ]
 
 # (sentence, intent, device ids, values)
@@ -411,6 +421,64 @@ ROWS: list[tuple[str, str, list[str], dict[str, Any]]] = [
     ("disengage the front door lock", "device.unlock", ["lock.front_door"], {}),
     ("release the front door lock", "device.unlock", ["lock.front_door"], {}),
     ("lock the front door", "device.lock", ["lock.front_door"], {}),
+    # fractions said as words
+    (
+        "dim the desk lamp to a quarter",
+        "device.set_brightness",
+        ["light.desk_lamp"],
+        {"brightness": 25},
+    ),
+    (
+        "set the reading lamp to three quarters",
+        "device.set_brightness",
+        ["light.reading_lamp"],
+        {"brightness": 75},
+    ),
+    (
+        "open the living room blinds two thirds",
+        "device.set_position",
+        ["cover.living_room_blinds"],
+        {"position": 67},
+    ),
+    # a fan's own preset is its speed, whatever "put ... in" or "mode" say
+    (
+        "put the fan in the bedroom on whoosh mode",
+        "device.set_speed",
+        ["fan.ceiling"],
+        {"preset": "whoosh"},
+    ),
+    (
+        "turn the hallway thermostat down 2 degrees",
+        "device.set_temperature",
+        ["climate.hallway"],
+        {"step": -2},
+    ),
+    # a state asked in the words of the device's kind
+    ("is the hallway thermostat on heat", "device.state", ["climate.hallway"], {"state": "heat"}),
+    ("is the aircon on cool", "device.state", ["climate.aircon"], {"state": "cool"}),
+    ("is the aircon on", "device.state", ["climate.aircon"], {"state": "on"}),
+    ("is the awning out", "device.state", ["cover.awning"], {"state": "open"}),
+    ("is the awning retracted", "device.state", ["cover.awning"], {"state": "closed"}),
+    ("is the porch light out", "device.state", ["light.porch"], {"state": "off"}),
+    ("turn the living room blinds down", "device.close", ["cover.living_room_blinds"], {}),
+    (
+        "turn the living room blinds down by 20 percent",
+        "device.set_position",
+        ["cover.living_room_blinds"],
+        {"step": -20},
+    ),
+    ("extend the awning", "device.open", ["cover.awning"], {}),
+    ("retract the awning", "device.close", ["cover.awning"], {}),
+    ("did i lock the front door", "device.state", ["lock.front_door"], {"state": "locked"}),
+    (
+        "change the temperature in the hallway to 19",
+        "device.set_temperature",
+        ["climate.hallway"],
+        {"temperature": 19},
+    ),
+    # a reading of a device that acts is its sensor of the class said
+    ("how much power is the kettle using", "sensor.read", ["sensor.kettle_power"], {}),
+    ("what's the battery of the front door", "sensor.read", ["sensor.front_door_battery"], {}),
 ]
 
 #: The value slots rows compare: any other one the part carries is a mistake.
@@ -427,6 +495,7 @@ VALUE_SLOTS = (
     "mode",
     "preset",
     "option",
+    "state",
 )
 
 

@@ -85,6 +85,18 @@ class ClassScope:
         readable = set(intent.device_types) - set(CLASS_DOMAINS)
         return any(self.scope.noun_types(n) & readable for n in nouns)
 
+    def acting(self, intent: IntentSpec, nouns: list[NameHit]) -> list[NameHit]:
+        """The type words that name a type that acts and that the intent reads, if it
+        names types: "water" names a valve, but "is there water in the laundry" reads
+        no valve; the class word (a leak) stands."""
+        reads = set(intent.device_types)
+        return [
+            n
+            for n in nouns
+            if (types := self.scope.noun_types(n) - set(CLASS_DOMAINS))
+            and (not reads or types & reads)
+        ]
+
     def no_count(self, tokens: Sequence[Token], hits: list[ClassHit], out: SlotResult) -> bool:
         """A count question that asks a quantity is no count: its device slot is emptied
         and it is marked of the wrong type, so that the reading wins."""

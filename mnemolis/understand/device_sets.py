@@ -23,6 +23,7 @@ from mnemolis.understand.attributes import attribute_of_type
 from mnemolis.understand.class_scope import ClassScope, longer, none_of, same
 from mnemolis.understand.class_words import ClassHit, ClassWords
 from mnemolis.understand.every_device import EveryDevice
+from mnemolis.understand.named_reading import holds, unread
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.question_scope import Scope
 from mnemolis.understand.slots import SlotFill, SlotResult
@@ -152,7 +153,7 @@ class DeviceSets:
                 by_noun = False
             else:
                 # ... of a type that acts: "motion" or "sensor" name no type that does
-                acting = [n for n in nouns if self.scope.noun_types(n) - set(CLASS_DOMAINS)]
+                acting = self.class_scope.acting(intent, nouns)
                 hits = [h for h in hits if not any(same(h, n) for n in acting)]
         part = (start, end, wanted.is_set)
         sensor = self.state_named.choose(a, wanted.areas, device, nouns, out, part)
@@ -165,17 +166,18 @@ class DeviceSets:
             # "what humidity is the humidifier set to": the humidifier's target, the class
             # word is what is asked of it, not a humidity sensor
             hits = []
-        if hits and fuzzy:
-            # a name heard slightly wrong never beats a class said plainly: "how much
-            # energy has the washing machine used" is not the "washing machine leak"
-            saved, covered = dict(out.fills), set(out.covered)
+        if hits and device and (fuzzy or (named and unread(self.names, self.words, out, hits))):
+            # a name heard slightly wrong never beats a class said plainly ("how much energy
+            # has the washing machine used"), nor a lock does ("the front door lock battery")
+            saved, covered, wrong = dict(out.fills), set(out.covered), out.wrong_type
             out.fills.pop("device", None)
-            if device is not None:
+            if fuzzy:
                 out.covered -= set(device.tokens)  # the words heard as that name are free again
-            if self._by_class(a, intent, hits, wanted, out):
+            found = self._by_class(a, intent, hits, wanted, out)
+            if found and (fuzzy or holds(self.names, out, device)):
                 self._attribute(out, hits)
                 return
-            out.fills, out.covered = saved, covered
+            out.fills, out.covered, out.wrong_type = saved, covered, wrong
         if hits and not named:
             if self._by_class(a, intent, hits, wanted, out):
                 self._attribute(out, hits)
@@ -376,10 +378,11 @@ class DeviceSets:
             unique = [d for d in unique if d.room in wanted.areas]
         room = out.fills.get("room")
         taken = set(skip) | (set(room.tokens) if room is not None else set())
-        words = {
-            a.tokens[i].lemma
+        words = {  # as said and as its lemma: "dryer" is no "dry" of "dryer power"
+            w
             for i in range(wanted.start, wanted.end)
             if i not in taken and not a.tokens[i].is_punct and a.tokens[i].lower not in self.quiet
+            for w in (a.tokens[i].lemma, a.tokens[i].lower)
         }
 
         def overlap(d: Device) -> int:

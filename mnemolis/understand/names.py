@@ -192,7 +192,11 @@ class NameIndex:
             name_words[device.id] = set(lemmas)
             for lemma in lemmas:
                 word_index.setdefault(lemma, set()).add(device.id)
+        day = self.config.slots.get("day")
+        days = set(day.values) if day is not None else set()
         for head in head_nouns:
+            if head.isdigit() or head in days:
+                continue  # "light 2", "grid energy today": a number or a day is no noun
             matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()
         for pair in self.config.language.fixed_pairs:

@@ -73,6 +73,28 @@ def _names_a_day(c: Candidate) -> bool:
     return day is not None and day.value != "now"
 
 
+def _announced_by_device(out: list[Candidate], penalty: float) -> None:
+    """ "put the ceiling fan on sleep mode": a word the named device announced as its
+    own value (the fan's preset "sleep") says which intent is meant, that of the
+    device's kind (a fan's preset is its speed, a climate's mode its mode); an intent
+    for another kind that reads the same words as its value is not meant."""
+    own = {
+        i
+        for c in out
+        if not c.slots.wrong_type
+        for f in c.slots.fills.values()
+        if f.how == "announced"
+        for i in f.tokens
+    }
+    if not own:
+        return
+    for c in out:
+        if c.slots.wrong_type and any(
+            set(f.tokens) & own for n, f in c.slots.fills.items() if n not in ("device", "room")
+        ):
+            c.score -= penalty
+
+
 def phrase_strength(match: Match) -> float:
     return match.rule.weight * min(1.0, 0.7 + 0.15 * match.rule.literal_words)
 
@@ -160,6 +182,7 @@ class Router:
                 if "device" not in c.intent.slots and not _names_a_day(c):
                     c.score -= self.avoid_penalty
         self._quantity_named(a, start, end, out)
+        _announced_by_device(out, self.avoid_penalty)
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
 
@@ -171,7 +194,8 @@ class Router:
         if not named or not any(named & set(c.slots.fills) for c in out):
             return
         for c in out:
-            values = self.quantities.number_slots & set(c.slots.fills)
+            # a select's option read from the number ("65") is no temperature either
+            values = (self.quantities.number_slots | {"option"}) & set(c.slots.fills)
             if values and not values & named:
                 c.score -= self.avoid_penalty
 

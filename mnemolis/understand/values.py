@@ -28,6 +28,7 @@ from mnemolis.devices import Device, DeviceRegistry
 from mnemolis.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
+from mnemolis.understand.state_words import fit_state
 
 #: The slot of a relative change, and the helper word lists of intents/en/values.yaml.
 STEP = "step"
@@ -104,11 +105,15 @@ class ValueReader:
             if fill is not None and all(a.tokens[i].is_num for i in fill.tokens):
                 del out.fills[name]
         quantities = [s for s in wanted if s != STEP]
-        # digits inside a name ("light 0", "scene 4") are the name's, not a value
+        # digits inside a name ("light 0", "scene 4") are the name's, not a value; a name
+        # hit of digits alone (the "2" of "light 2") is a number said, not that name
         blocked = {
             i
             for h in a.names
-            if h.kind in ("device", "room", "noun") and start <= h.start and h.end <= end
+            if h.kind in ("device", "room", "noun")
+            and start <= h.start
+            and h.end <= end
+            and not all(a.tokens[k].is_num for k in range(h.start, h.end))
             for i in range(h.start, h.end)
         }
         said = [n for n in self._numbers(a, start, end) if not blocked & set(range(n.start, n.end))]
@@ -146,6 +151,7 @@ class ValueReader:
         self._announced(a, start, end, intent, devices, out)
         self._whites(a, devices, out)
         self._speeds(devices, out)
+        fit_state(self.config, a, start, end, intent, devices, out)
 
     def _takes(self, slot: str, n: NumberSaid) -> bool:
         """A number said bare, or with a unit of this slot's, or for a slot without units."""
