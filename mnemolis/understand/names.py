@@ -33,6 +33,7 @@ from spacy.tokens import Doc
 from mnemolis.config import Config
 from mnemolis.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
+from mnemolis.understand.meaningful_words import meaningful_words
 from mnemolis.understand.name_memo import NameMemo, device_named, of_type
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.text import TextPipeline, Token
@@ -110,7 +111,7 @@ class NameIndex:
             if value < 100 and " " not in word:
                 self._number_words.setdefault(str(value), word)
         self._conj_words = {c for c in config.language.conjunctions if " " not in c} | {"&"}
-        self._meaningful = _meaningful_words(config)
+        self._meaningful = meaningful_words(config)
         self._noun_groups = [
             [" ".join(text.lemmas(n)) for n in group] for group in config.noun_groups
         ]
@@ -497,20 +498,3 @@ class NameIndex:
         if phrase in self._compiled.protected:
             return True
         return any(source.is_name(phrase) for source in self.name_sources)
-
-
-def _meaningful_words(config: Config) -> set[str]:
-    """Words the language file gives a meaning of their own (values, states,
-    numbers, stop words ...): never a device or room heard wrong."""
-    lang = config.language
-    words: set[str] = set(lang.areas.not_names)
-    words |= lang.stop_words | lang.filler_words | lang.all_words | lang.question_words
-    words |= lang.yes_words | lang.no_words | lang.pronouns
-    words |= set(lang.numbers) | set(lang.ordinals) | set(lang.multipliers)
-    for states in config.device_states.values():
-        words.update(states)
-    for slot in config.slots.values():
-        for form in slot.values:
-            if " " not in form:
-                words.add(form.lower())
-    return {w for w in words if " " not in w}
