@@ -9,8 +9,8 @@ kind is never chosen for it, even when its name overlaps more words:
   word, when another name said there covers the word and is of its type
   ("living room ceiling" + "fan", where "ceiling fan" is a fan's name);
 - a device named exactly but of the wrong kind stands for the one device of the
-  right kind whose own name has every word said ("front door" for a lock is the
-  "front door lock", "sound machine" for a select its "sound machine track").
+  right kind whose own name starts with the words said ("front door" for a lock is
+  the "front door lock", "sound machine" for a select its "sound machine track").
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemolis.config import Config
-from mnemolis.devices import Device
+from mnemolis.devices import Device, name_key
 from mnemolis.understand.names import NameHit, NameIndex
 
 
@@ -53,6 +53,18 @@ class KindFilter:
             kept.append(hit)
         return kept
 
+    def names_it(self, noun: str, device: Device) -> bool:
+        """ "is the dehumidifier running", a switch called "Dehumidifier": a device whose
+        whole name is a type word of another type is meant by it, when that word is not
+        the type's own ("light", "fan") and no device of that type is named with it."""
+        kinds = self.names.noun_types(noun)
+        if not kinds or device.type in kinds or {noun, noun.removesuffix("s")} & kinds:
+            return False
+        named = self.names.named_with([noun])
+        return not any(
+            (d := self.names.device(i)) is not None and d.type in kinds for i in named
+        )
+
     def _other_kind(self, device: Device, noun: NameHit, device_hits: list[NameHit]) -> bool:
         kinds = self.names.noun_types(noun.key)
         if not kinds or device.type in kinds:
@@ -68,7 +80,7 @@ class KindFilter:
     def stand_in(
         self, said: list[str], types: set[str], found: list[Device], states: set[str]
     ) -> list[Device]:
-        """The devices of ``types`` whose own names have every word ``said`` (lemmas),
+        """The devices of ``types`` whose own names start with the words ``said`` (lemmas),
         for a name said that names only devices of another kind; with ``states`` (a
         question's state words), only when none of ``found`` can be in such a state.
         Empty when none, or when the name said has no content word."""
@@ -81,5 +93,12 @@ class KindFilter:
         return [
             d
             for i in sorted(ids - known)
-            if (d := self.names.device(i)) is not None and d.type in types
+            if (d := self.names.device(i)) is not None and d.type in types and self._leads(said, d)
         ]
+
+    def _leads(self, said: list[str], device: Device) -> bool:
+        """True when the device's own name starts with the words said: an entity of the
+        device named ("front door" + "lock"), not another one ("garage side door" is
+        no "garage door")."""
+        words = self.names.text.lemmas(name_key(device.name))
+        return words[: len(said)] == said

@@ -373,6 +373,8 @@ class TargetResolver:
             # "landing lights off": every light on the landing, the "landing light" among them
             return plural and area is not None and device.room == area and start > hit.start
         able = not intent.device_types or device.type in types
+        if start == hit.start and not plural and able and self.kinds.names_it(noun, device):
+            return False
         return not (area is not None and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
