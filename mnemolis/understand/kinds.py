@@ -53,18 +53,6 @@ class KindFilter:
             kept.append(hit)
         return kept
 
-    def names_it(self, noun: str, device: Device) -> bool:
-        """ "is the dehumidifier running", a switch called "Dehumidifier": a device whose
-        whole name is a type word of another type is meant by it, when that word is not
-        the type's own ("light", "fan") and no device of that type is named with it."""
-        kinds = self.names.noun_types(noun)
-        if not kinds or device.type in kinds or {noun, noun.removesuffix("s")} & kinds:
-            return False
-        named = self.names.named_with([noun])
-        return not any(
-            (d := self.names.device(i)) is not None and d.type in kinds for i in named
-        )
-
     def _other_kind(self, device: Device, noun: NameHit, device_hits: list[NameHit]) -> bool:
         kinds = self.names.noun_types(noun.key)
         if not kinds or device.type in kinds:
@@ -102,3 +90,14 @@ class KindFilter:
         no "garage door")."""
         words = self.names.text.lemmas(name_key(device.name))
         return words[: len(said)] == said
+
+
+def names_it(names: NameIndex, noun: str, device: Device) -> bool:
+    """ "is the dehumidifier running", a switch called "Dehumidifier": a device whose
+    whole name is a type word of another type is meant by it, when that word is not
+    the type's own ("light", "fan") and no device of that type is named with it."""
+    kinds = names.noun_types(noun)
+    if not kinds or device.type in kinds or {noun, noun.removesuffix("s")} & kinds:
+        return False
+    named = names.named_with([noun])
+    return not any((d := names.device(i)) is not None and d.type in kinds for i in named)

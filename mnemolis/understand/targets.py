@@ -21,7 +21,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
-from mnemolis.understand.kinds import KindFilter
+from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
@@ -120,8 +120,8 @@ class TargetResolver:
             devices = self._longer_name(a, devices, end, skip) or devices
             said_words = [a.tokens[i].lemma for i in range(devices[0].start, devices[0].end)]
             states = self._states(a, start, end) if not intent.device_types else set()
-            found = self._named(devices, intent, types, scope, origin, said_words, states)
-            return found, scope
+            meant = self._named(devices, intent, types, scope, origin, said_words, states)
+            return meant, scope
         return self._kinds(a, start, end, intent, hits, rooms, types, scope, origin, skip), scope
 
     def _kinds(
@@ -373,7 +373,7 @@ class TargetResolver:
             # "landing lights off": every light on the landing, the "landing light" among them
             return plural and area is not None and device.room == area and start > hit.start
         able = not intent.device_types or device.type in types
-        if start == hit.start and not plural and able and self.kinds.names_it(noun, device):
+        if start == hit.start and not plural and able and names_it(self.names, noun, device):
             return False
         return not (area is not None and not plural and able)
 
