@@ -10,7 +10,12 @@ kind is never chosen for it, even when its name overlaps more words:
   ("living room ceiling" + "fan", where "ceiling fan" is a fan's name);
 - a device named exactly but of the wrong kind stands for the one device of the
   right kind whose own name starts with the words said ("front door" for a lock is
-  the "front door lock", "sound machine" for a select its "sound machine track").
+  the "front door lock", "sound machine" for a select its "sound machine track");
+- a device whose whole name is another type's word (a switch called "Dehumidifier")
+  is meant by that word when no device of that type has it in its name.
+
+(targets.py also never implies a type's devices for a noun that names devices of
+another kind only: "set the feeder portions to five" is no brightness of the lights.)
 """
 
 from __future__ import annotations

@@ -374,7 +374,7 @@ class TargetResolver:
             return plural and area is not None and device.room == area and start > hit.start
         able = not intent.device_types or device.type in types
         if start == hit.start and not plural and able and names_it(self.names, noun, device):
-            return False
+            return False  # "is the dehumidifier running": the switch called so
         return not (area is not None and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
