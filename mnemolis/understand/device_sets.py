@@ -23,6 +23,7 @@ from mnemolis.understand.attributes import attribute_of_type
 from mnemolis.understand.class_scope import ClassScope, longer, none_of, same
 from mnemolis.understand.class_words import ClassHit, ClassWords
 from mnemolis.understand.every_device import EveryDevice
+from mnemolis.understand.kinds import names_it
 from mnemolis.understand.named_reading import holds, unread
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.question_scope import Scope
@@ -250,8 +251,8 @@ class DeviceSets:
             return False
         typed = self.scope.typed(noun.key)
         named = self.scope.device_of(device.value)
-        if named is None or named in typed:
-            return False
+        if named is None or named in typed or names_it(self.names, noun.key, named):
+            return False  # (a switch called "dehumidifier" is what the word means)
         areas = self.scope.areas(a, *part, out)
         last = a.tokens[noun.end - 1]
         plural = last.lower != last.lemma and last.lower.endswith("s")

@@ -21,8 +21,10 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one
 
 
@@ -66,6 +68,8 @@ class TargetResolver:
         self.verb_nouns = frozenset(config.verb_nouns)
         self.work = {tuple(words.split()): dtype for words, dtype in config.type_work.items()}
         self.area_words = AreaWords(names)
+        self.kinds = KindFilter(config, names)
+        self.quantities = QuantityWords(config, names.text)
 
     def resolve(
         self,
@@ -90,6 +94,8 @@ class TargetResolver:
             for h in said
             if h not in typed and not any(t.start <= h.start and h.end <= t.end for t in typed)
         ]
+        # "the living room ceiling fan": the fan, not the light called "living room ceiling"
+        named = self.kinds.drop_modifiers(named, [h for h in hits if h.kind == "noun"])
         exact = longest([*named, *rooms_said])
         rooms = [h for h in exact if h.kind == "room"]
         hits = [h for h in hits if not self._verb(a, h, start, skip)]
@@ -118,7 +124,10 @@ class TargetResolver:
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
             devices = self._longer_name(a, devices, end, skip) or devices
-            return self._named(a, start, devices, intent, types, scope, origin), scope
+            said_words = [a.tokens[i].lemma for i in range(devices[0].start, devices[0].end)]
+            states = self._states(a, start, end) if not intent.device_types else set()
+            meant = self._named(a, start, devices, intent, types, scope, origin, said_words, states)
+            return meant, scope
         kinds = self._kinds(a, start, end, intent, hits, rooms, types, scope, origin, worked)
         return kinds, scope
 
@@ -176,8 +185,11 @@ class TargetResolver:
             )
             kinds = self.names.noun_types(noun.key)
             asked = kinds & types or kinds or asked
-            if every and not tiers and kinds and types and not kinds & types:
-                # "set the lights to 30 percent" as a temperature: the lights cannot
+            own = self.quantities.named(a.tokens, noun.start, noun.end) & set(intent.slots)
+            if every and not tiers and types and not kinds & types and not own:
+                # "set the lights to 30 percent" as a temperature: the lights cannot; nor
+                # can "the feeder portions" (a number) be the lights a brightness implies
+                # ("set the temperature to 70" says its own quantity, not a sensor)
                 return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
         if tiers:
             pass  # a type noun named them
@@ -327,14 +339,23 @@ class TargetResolver:
         types: set[str],
         scope: AreaScope | None,
         origin: str | None,
+        said: list[str],
+        states: set[str],
     ) -> Targets:
         """A device named (exactly or heard slightly wrong): those sharing the first
-        span named, narrowed by what the intent can act on and by area."""
+        span named, narrowed by what the intent can act on and by area. A name of a
+        device of another kind, said exactly, is the device of the right kind named
+        with its words ("lock the front door": the "front door lock"; a question's
+        state word says the kind: "is the front door locked")."""
         first = hits[0]
         same = [h for h in hits if (h.start, h.end) == (first.start, first.end)]
         keys = [k for h in same for k in (h.key, *h.alternatives)]
         found = [d for k in dict.fromkeys(keys) if (d := self.names.device(k)) is not None]
         able = [d for d in found if d.type in types] if intent.device_types else found
+        if found and first.score >= 100 and (not able or (states and types)):
+            stand = self.kinds.stand_in(said, types, found, states)
+            if stand:
+                able = found = stand
         wrong_type = bool(found) and not able
         pool = able or found
         if len(pool) > 1:
@@ -404,16 +425,23 @@ class TargetResolver:
             # "landing lights off": every light on the landing, the "landing light" among them
             return plural and area is not None and device.room == area and start > hit.start
         able = not intent.device_types or device.type in types
+        if start == hit.start and not plural and able and names_it(self.names, noun, device):
+            return False  # "is the dehumidifier running": the switch called so
         return not (area is not None and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:
         types = set(intent.device_types)
         if not types:
             # "is the door locked": the state word says which kind of device is meant
-            states = {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
+            states = self._states(a, start, end)
             known = self.config.device_states.items()
             types = {t for t, words in known if states & set(words)}
         return types
+
+    @staticmethod
+    def _states(a: Analysis, start: int, end: int) -> set[str]:
+        """The state words said in tokens[start:end] ("locked", "open")."""
+        return {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
 
 
 def _narrow(

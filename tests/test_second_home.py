@@ -1,0 +1,58 @@
+"""The second home (tests/data/second_home), written blind, holds together.
+
+Like tests/test_big_home.py, these check the fixture, not the router: how well
+the router does on it is `make gate`'s job (its third line).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mnemolis.config import Config, load_config
+from mnemolis.devices import DeviceRegistry
+from mnemolis.evaluation.command import check_entities_known
+from mnemolis.evaluation.datasets import read_datasets
+from mnemolis.evaluation.discovered import home_registry
+from tests.conftest import ROOT
+from tests.test_big_home import frozen_held_out, held_out
+
+SECOND_HOME = ROOT / "tests" / "data" / "second_home"
+SENTENCES = sorted((SECOND_HOME / "sentences").glob("*.jsonl"))
+
+
+@pytest.fixture(scope="module")
+def home() -> tuple[Config, DeviceRegistry]:
+    config = load_config(SECOND_HOME)
+    registry, loaded = home_registry(config, None)
+    assert loaded is not None and not loaded.refused and not loaded.ignored
+    return config, registry
+
+
+def test_the_home_is_a_real_one(home: tuple[Config, DeviceRegistry]) -> None:
+    config, registry = home
+    devices = registry.devices()
+    assert len(devices) >= 100
+    assert len({d.room for d in devices if d.room}) >= 12
+    assert len(config.floors) >= 3
+    assert any(d.room is None for d in devices)  # entities without an area
+    names = [d.name for d in devices]
+    assert len(names) > len(set(names))  # clashing names ("Ceiling Fan" in two rooms)
+
+
+def test_every_row_names_only_devices_of_the_home(home: tuple[Config, DeviceRegistry]) -> None:
+    config, registry = home
+    dataset = read_datasets([str(p) for p in SENTENCES], config, allow_undefined=True)
+    assert len(dataset.rows) >= 450
+    check_entities_known(dataset.rows, registry)
+
+
+def test_the_held_out_fold_is_the_one_frozen_when_it_was_written() -> None:
+    rows: list[dict[str, Any]] = []
+    for path in SENTENCES:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rows.append({**json.loads(line), "_file": path.stem})
+    assert held_out(rows) == frozen_held_out(SECOND_HOME)
+    assert {r["fold"] for r in rows} == {1, 2, 3, 4, 5}
