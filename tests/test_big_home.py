@@ -37,12 +37,17 @@ MECHANISMS = {
 }
 
 
-@pytest.fixture(scope="module")
-def home() -> tuple[Config, DeviceRegistry]:
-    config = load_config(BIG_HOME)
+def loaded_home(folder: Path) -> tuple[Config, DeviceRegistry]:
+    """A home's configuration and registry, its discovery read whole (nothing refused)."""
+    config = load_config(folder)
     registry, loaded = home_registry(config, None)
     assert loaded is not None and not loaded.refused and not loaded.ignored
     return config, registry
+
+
+@pytest.fixture(scope="module")
+def home() -> tuple[Config, DeviceRegistry]:
+    return loaded_home(BIG_HOME)
 
 
 @pytest.fixture(scope="module")

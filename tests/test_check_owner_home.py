@@ -50,8 +50,10 @@ def test_check_over_the_big_home_passes_and_says_how_far_the_shipped_examples_ra
 ) -> None:
     assert main(["--config", str(BIG_HOME), "check"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[-1] == (
-        "83 intents, 2007 phrases, 140 devices; shipped examples over this home: 183 in full, "
+    counts, _, examples = captured.out.splitlines()[-1].partition("; ")
+    assert counts.endswith(" phrases, 140 devices")  # the phrases grow with the vocabulary
+    assert examples == (
+        "shipped examples over this home: 183 in full, "
         "11 on intent only, 20 written for the demo home; 0 the owner's; "
         "194/194 examples pass"
     )

@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from mnemolis.config import Config, load_config
+from mnemolis.config import Config
 from mnemolis.devices import DeviceRegistry
 from mnemolis.evaluation.command import check_entities_known
 from mnemolis.evaluation.datasets import read_datasets
-from mnemolis.evaluation.discovered import home_registry
 from tests.conftest import ROOT
-from tests.test_big_home import frozen_held_out, held_out
+from tests.test_big_home import frozen_held_out, held_out, loaded_home
 
 SECOND_HOME = ROOT / "tests" / "data" / "second_home"
 SENTENCES = sorted((SECOND_HOME / "sentences").glob("*.jsonl"))
@@ -25,10 +24,7 @@ SENTENCES = sorted((SECOND_HOME / "sentences").glob("*.jsonl"))
 
 @pytest.fixture(scope="module")
 def home() -> tuple[Config, DeviceRegistry]:
-    config = load_config(SECOND_HOME)
-    registry, loaded = home_registry(config, None)
-    assert loaded is not None and not loaded.refused and not loaded.ignored
-    return config, registry
+    return loaded_home(SECOND_HOME)
 
 
 def test_the_home_is_a_real_one(home: tuple[Config, DeviceRegistry]) -> None:
