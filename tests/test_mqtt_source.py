@@ -129,6 +129,13 @@ YAML_COMMANDS = [
     ),
     (
         "device.stop",
+        {"device": "robot vacuum", "text": "return the vacuum to its charging station"},
+        "home/robot_vacuum/set",
+        {"command": "return_to_base"},
+        "done: the robot vacuum is returning to its dock",
+    ),
+    (
+        "device.stop",
         {"device": "robot vacuum", "text": "stop the robot vacuum"},
         "home/robot_vacuum/set",
         {"command": "stop"},
