@@ -88,20 +88,19 @@ def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckRe
 
 
 def _settings(config: Config, problems: Problems) -> None:
-    """The files read by the assistant, the daemon and the routines, checked as they will be."""
+    """The files read by the assistant, the daemon and every source (the registry's
+    checkers), checked as they will be read."""
     from mnemolis.assistant_settings import AssistantSettings
     from mnemolis.serve.settings import load_serve_settings
-    from mnemolis.sources.external.settings import load_external_settings
-    from mnemolis.sources.routines.settings import load_routine_settings
+    from mnemolis.sources import registry
 
     with problems.each():
         AssistantSettings.from_config(config)
     with problems.each():
         load_serve_settings(config, env={})
-    with problems.each():
-        load_external_settings(config)
-    with problems.each():
-        load_routine_settings(config)
+    for kind in registry.kinds().values():
+        with problems.each():
+            kind.check(config)
 
 
 class HomeCheck:

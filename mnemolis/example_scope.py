@@ -13,8 +13,11 @@ checked as far as it does not depend on the home:
   the owner's home but not named: the set it gets hangs on the rest of the home
   ("are all the doors locked", "raise the blinds");
 - not at all, "written for the demo home", when it expects a device or area the
-  owner's home lacks: even its intent may need that device ("start the robot
-  vacuum" with no vacuum).
+  owner's home lacks, or has as another kind of thing (the demo's "front door"
+  is a lock, an owner's may be the door's contact): even its intent may need
+  that device ("start the robot vacuum" with no vacuum); likewise an example
+  that expects no intent but says a name only the owner's home has ("what's on
+  tv tonight" where a device is called "TV").
 
 The owner's own examples, and every example over the demo home itself, are
 checked in full.
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.config import Config, bundled_config_dir, load_config
@@ -56,6 +59,8 @@ class HomeScope:
     config: Config
     registry: DeviceRegistry
     demo: bool  # the owner's home is the demo home: every example is checked in full
+    #: the demo home's devices: spoken name -> type
+    shipped_types: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, config: Config, registry: DeviceRegistry) -> HomeScope:
@@ -64,7 +69,8 @@ class HomeScope:
             return cls(config, registry, demo=True)
         shipped = load_config(str(shipped_root))
         demo = home_key(registry.devices()) == home_key(shipped.devices)
-        return cls(config, registry, demo=demo)
+        types = {name_key(n): d.type for d in shipped.devices for n in d.names}
+        return cls(config, registry, demo=demo, shipped_types=types)
 
     def shipped(self, example: Example, fallback: str) -> bool:
         """Whether the example was written in a shipped file, not the owner's."""
@@ -78,9 +84,11 @@ class HomeScope:
         if self.demo or not self.shipped(example, fallback):
             return Scope.FULL
         said = f" {name_key(spoken)} "
-        rooms = {
-            name_key(n) for room, aliases in self.registry.rooms().items() for n in (room, *aliases)
-        }
+        areas = self.registry.rooms().items()
+        rooms = {name_key(room) for room, _ in areas}
+        aliases = {name_key(n) for _, names in areas for n in names} - rooms
+        if example.intent is None and self._names_only_the_owner_has(said):
+            return Scope.DEMO
         scope = Scope.FULL
         for slot, value in example.slots.items():
             spec = self.config.slots.get(slot)
@@ -88,14 +96,26 @@ class HomeScope:
             if kind not in HOME_SLOT_TYPES:
                 continue
             for name in _names(value):
+                key = name_key(name)
                 if kind == "room":
-                    if name_key(name) not in rooms:
+                    if key in aliases:
+                        scope = Scope.INTENT  # another name of an owner's area: its own is said
+                    elif key not in rooms:
                         return Scope.DEMO
-                elif self.registry.by_name(name) is None:
+                elif (found := self.registry.by_name(name)) is None:
                     return Scope.DEMO
-                elif f" {name_key(name)} " not in said:
+                elif self.shipped_types.get(key, found.type) != found.type:
+                    return Scope.DEMO  # the same name for another kind of thing
+                elif f" {key} " not in said:
                     scope = Scope.INTENT
         return scope
+
+    def _names_only_the_owner_has(self, said: str) -> bool:
+        return any(
+            f" {key} " in said and key not in self.shipped_types
+            for d in self.registry.devices()
+            for key in (name_key(n) for n in d.names)
+        )
 
 
 def _names(value: Any) -> list[str]:

@@ -41,7 +41,7 @@ def ask(state: Path, text: str) -> subprocess.Popen[str]:
 
 def answer(process: subprocess.Popen[str]) -> dict[str, object]:
     out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err
+    assert process.returncode == 0, err or out
     result: dict[str, object] = json.loads(out)
     return result
 

@@ -22,6 +22,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from mnemolis.config import Config
     from mnemolis.sources.base import Source, SourceContext
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,17 @@ class SourceKind:
     settings: str  # its file under the config directory's sources/
     summary: str
     builtin: bool = True
+    #: "package.module:function(config)": reads its settings as the source will and raises
+    #: `ConfigError` (file and line) for what is wrong; `mnemolis check` calls every one
+    checker: str | None = None
+
+    def check(self, config: Config) -> None:
+        """Read this source's settings as it will, without building it or touching the
+        network: a broken value is an error now, with its file and line."""
+        if self.checker is not None:
+            module, _, attr = self.checker.partition(":")
+            checker: Callable[[Config], None] = getattr(importlib.import_module(module), attr)
+            checker(config)
 
     def load(self) -> Callable[[SourceContext], Source]:
         module, _, attr = self.factory.partition(":")
@@ -50,21 +62,63 @@ class SourceKind:
 #: The built-in sources, in the order they are built (a later one may lean on an
 #: earlier one through `base`'s protocols: weather reads MQTT's sensors).
 BUILTIN: tuple[SourceKind, ...] = (
-    SourceKind("mqtt", "mnemolis.sources.mqtt:create", "mqtt.yaml", "devices over MQTT"),
-    SourceKind("kiwix", "mnemolis.sources.kiwix:create", "kiwix.yaml", "offline encyclopedia"),
-    SourceKind("weather", "mnemolis.sources.weather:create", "weather.yaml", "Open-Meteo forecast"),
+    SourceKind(
+        "mqtt",
+        "mnemolis.sources.mqtt:create",
+        "mqtt.yaml",
+        "devices over MQTT",
+        checker="mnemolis.sources.mqtt.settings:check_settings",
+    ),
+    SourceKind(
+        "kiwix",
+        "mnemolis.sources.kiwix:create",
+        "kiwix.yaml",
+        "offline encyclopedia",
+        checker="mnemolis.sources.kiwix.settings:check_settings",
+    ),
+    SourceKind(
+        "weather",
+        "mnemolis.sources.weather:create",
+        "weather.yaml",
+        "Open-Meteo forecast",
+        checker="mnemolis.sources.weather.settings:check_settings",
+    ),
     SourceKind("clock", "mnemolis.sources.clock:create", "clock.yaml", "time and date"),
     SourceKind(
-        "timers", "mnemolis.sources.timers:create", "timers.yaml", "timers, alarms, reminders"
+        "timers",
+        "mnemolis.sources.timers:create",
+        "timers.yaml",
+        "timers, alarms, reminders",
+        checker="mnemolis.sources.timers.settings:check_settings",
     ),
     SourceKind(
-        "routines", "mnemolis.sources.routines:create", "routines.yaml", "routines and replies"
+        "routines",
+        "mnemolis.sources.routines:create",
+        "routines.yaml",
+        "routines and replies",
+        checker="mnemolis.sources.routines.settings:check_settings",
     ),
     SourceKind(
-        "external", "mnemolis.sources.external:create", "external.yaml", "intents for others"
+        "external",
+        "mnemolis.sources.external:create",
+        "external.yaml",
+        "intents for others",
+        checker="mnemolis.sources.external.settings:check_settings",
     ),
-    SourceKind("music", "mnemolis.sources.music:create", "music.yaml", "music players (MPD)"),
-    SourceKind("lists", "mnemolis.sources.lists:create", "lists.yaml", "shopping and to-do lists"),
+    SourceKind(
+        "music",
+        "mnemolis.sources.music:create",
+        "music.yaml",
+        "music players (MPD)",
+        checker="mnemolis.sources.music.settings:check_settings",
+    ),
+    SourceKind(
+        "lists",
+        "mnemolis.sources.lists:create",
+        "lists.yaml",
+        "shopping and to-do lists",
+        checker="mnemolis.sources.lists.settings:check_settings",
+    ),
 )
 
 

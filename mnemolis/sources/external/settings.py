@@ -58,3 +58,9 @@ def load_external_settings(config: Config) -> ExternalSettings:
         qos=int(qos),
         replies={str(k): str(v) for k, v in replies.items()},
     )
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    load_external_settings(config)

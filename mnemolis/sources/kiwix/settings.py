@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.config import Config
+from mnemolis.config import Config, ConfigError, ConfigErrors
 
 ENV_VAR = "MNEMOLIS_KIWIX"
 #: The word in ``$MNEMOLIS_KIWIX`` that stands for the demo ZIM.
@@ -187,3 +187,14 @@ def read_settings(config: Config, environ: Mapping[str, str]) -> KiwixSettings:
     elif settings.demo and not settings.books and not settings.url:
         settings.use_demo = True
     return settings
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: the problems the source would report at start-up, at once
+    (the books' files themselves are `doctor`'s: a missing ZIM is not a broken file)."""
+    problems = read_settings(config, {}).problems
+    if problems:
+        path = config.root / _FILE
+        raise ConfigErrors(
+            [ConfigError(path, None, p.removeprefix(f"{_FILE}: ")) for p in problems]
+        )

@@ -18,6 +18,7 @@ from mnemolis.phrasing import Sentences, phrases
 KNOWN_KEYS = (
     "file",
     "busy_timeout_s",
+    "timeout_s",
     "max_items",
     "create_on_add",
     "builtin",
@@ -125,9 +126,16 @@ def load_lists_settings(config: Config, state_dir: Path) -> ListsSettings:
     create = raw.get("create_on_add", True)
     if not isinstance(create, bool):
         raise (at / "create_on_add").error("create_on_add must be true or false")
+    busy = _number(raw.get("busy_timeout_s", 5), at / "busy_timeout_s", 0.1, 120)
+    answer = _number(raw.get("timeout_s", defaults.get("timeout_s", 8)), at / "timeout_s", 0.1, 300)
+    if answer <= busy:
+        # the answer's deadline (read by the executor) must leave room to wait for the lock
+        raise (at / "timeout_s").error(
+            f"timeout_s ({answer:g}) must be longer than busy_timeout_s ({busy:g})"
+        )
     return ListsSettings(
         path=db if db.is_absolute() else state_dir / db,
-        busy_timeout_s=_number(raw.get("busy_timeout_s", 5), at / "busy_timeout_s", 0.1, 120),
+        busy_timeout_s=busy,
         max_items=int(_number(raw.get("max_items", 500), at / "max_items", 1, 100_000)),
         create_on_add=create,
         builtin=builtin,
@@ -158,3 +166,9 @@ def _number(value: Any, at: At, low: float, high: float) -> float:
         key = at.keys[-1] if at.keys else "value"
         raise at.error(f"{key} must be a number from {low:g} to {high:g}, not {value!r}")
     return float(value)
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    load_lists_settings(config, Path("state"))

@@ -100,3 +100,9 @@ def load_mqtt_settings(config: Config, env: Mapping[str, str] | None = None) -> 
         devices=lim.integer("devices", 5_000, 1),
     )
     return MqttSettings(broker, discovery, timeouts, limits, from_env)
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    load_mqtt_settings(config, env={})

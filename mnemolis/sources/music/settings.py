@@ -180,3 +180,9 @@ def _number(value: Any, at: At, low: float, high: float) -> float:
         key = at.keys[-1] if at.keys else "value"
         raise at.error(f"{key} must be a number from {low:g} to {high:g}, not {value!r}")
     return float(value)
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    load_music_settings(config, environ={})

@@ -77,3 +77,9 @@ def load_routine_settings(config: Config, stem: str = STEM) -> RoutineSettings:
 
 
 __all__ = ["ConfigError", "RoutineSettings", "load_routine_settings"]
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    load_routine_settings(config)

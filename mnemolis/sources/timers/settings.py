@@ -135,3 +135,9 @@ def _replies(value: Any, at: At) -> Replies:
         units={str(k): _pair(v, at / "units" / k) for k, v in units.items()},
         weekdays=tuple(str(d) for d in weekdays),
     )
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    TimersSettings.from_config(config, Path("state"))

@@ -172,3 +172,9 @@ def _thresholds(value: Any, at: At) -> Thresholds:
     if missing:  # the shipped defaults and the dataclass disagree: a bug, said plainly
         raise at.error(f"thresholds without a default: {', '.join(missing)}")
     return Thresholds(**{f.name: flat[f.name] for f in fields(Thresholds)})
+
+
+def check_settings(config: Config) -> None:
+    """For `mnemolis check`: these settings read as the source reads them (no environment
+    overrides, nothing opened), raising `ConfigError` with file and line."""
+    WeatherSettings.from_config(config, environ={})
