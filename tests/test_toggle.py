@@ -21,7 +21,7 @@ from mnemolis.sources.mqtt.state import DeviceState
 from mnemolis.understand import Understander, registry_from_config
 from tests.support_assistant import House, World, fixture_world, statuses
 from tests.support_kiwix import fixture_test_zims
-from tests.support_mqtt import broker, part_for
+from tests.support_mqtt import broker, part_for, with_device
 from tests.support_open_meteo import open_meteo
 
 __all__ = ["broker", "fixture_test_zims", "fixture_world", "open_meteo"]
@@ -107,6 +107,37 @@ def test_a_device_that_never_reported_is_not_toggled(config: Config) -> None:
     assert answer.text == "I don't know whether the porch light is on, so I did not toggle it"
     assert "commands" not in answer.data
     assert answer.provenance["reason"] == "state_unknown"
+
+
+def test_a_toggle_asks_for_the_yes_its_action_needs(config: Config) -> None:
+    """Confirmations are those of the action the toggle becomes."""
+    home = with_device(config, "porch light", confirm=["turn_off"])
+    source = MqttSource(home, registry_from_config(home))
+    porch = source.registry.by_name("porch light")
+    assert porch is not None
+    part = part_for(home, "device.toggle", device="porch light")
+    source.cache.apply(porch.id, {"state": "on"})
+    answer = asyncio.run(source.answer(part, Request()))
+    assert answer.status is Status.NEEDS_CONFIRMATION
+    assert answer.text == "Do you want me to turn off the porch light?"
+    source.cache.apply(porch.id, {"state": "off"})  # turning it on needs no yes
+    answer = asyncio.run(source.answer(part, Request()))
+    assert answer.status is Status.ERROR  # no broker here: the command was built, not sent
+    assert answer.data["action"] == "turn_on"
+    assert answer.data["commands"][0]["payload"] == ON
+
+
+def test_several_devices_ask_for_the_yes_of_the_one_that_needs_it(config: Config) -> None:
+    home = with_device(config, "kitchen light", confirm=["turn_off"])
+    source = MqttSource(home, registry_from_config(home))
+    for name, state in (("kitchen light", "on"), ("porch light", "on")):
+        device = source.registry.by_name(name)
+        assert device is not None
+        source.cache.apply(device.id, {"state": state})
+    part = part_for(home, "device.toggle", device=["kitchen light", "porch light"])
+    answer = asyncio.run(source.answer(part, Request()))
+    assert answer.status is Status.NEEDS_CONFIRMATION
+    assert answer.text == "Do you want me to turn off the kitchen light?"
 
 
 def test_a_lock_is_not_toggled(config: Config) -> None:
