@@ -19,21 +19,24 @@ from typing import Any
 #: between understanding (an intent's ``action``) and the MQTT source's codecs. The
 #: types are Home Assistant's MQTT platforms a voice request can reach; whether one
 #: device really has a capability (brightness, colour, position ...) is its own
-#: ``features``.
+#: ``features``. ``toggle`` is carried out as the device's own ``turn_on`` or
+#: ``turn_off``, whichever is the opposite of its last reported state.
 TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
     "light": (
         "turn_on",
         "turn_off",
+        "toggle",
         "set_brightness",
         "set_color",
         "set_color_temp",
         "set_effect",
         "state",
     ),
-    "switch": ("turn_on", "turn_off", "start", "stop", "state"),
+    "switch": ("turn_on", "turn_off", "toggle", "start", "stop", "state"),
     "fan": (
         "turn_on",
         "turn_off",
+        "toggle",
         "set_percentage",
         "set_preset",
         "oscillate",
@@ -46,6 +49,7 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
     "climate": (
         "turn_on",
         "turn_off",
+        "toggle",
         "set_temperature",
         "set_mode",
         "set_fan_mode",
@@ -54,7 +58,7 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
         "set_humidity",
         "state",
     ),
-    "humidifier": ("turn_on", "turn_off", "set_humidity", "set_mode", "state"),
+    "humidifier": ("turn_on", "turn_off", "toggle", "set_humidity", "set_mode", "state"),
     "water_heater": ("turn_on", "turn_off", "set_temperature", "set_mode", "state"),
     "vacuum": (
         "start",
@@ -67,7 +71,7 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
         "state",
     ),
     "lawn_mower": ("start", "pause", "return_to_base", "state"),
-    "siren": ("turn_on", "turn_off", "state"),
+    "siren": ("turn_on", "turn_off", "toggle", "state"),
     "alarm_control_panel": (
         "arm_home",
         "arm_away",

@@ -43,6 +43,8 @@ set_fan_speed             fan_speed (vacuum, one of its fan_speed_list)
 select_option             option (one of the select's options)
 set_value                 value (number) or value_step (+/-)
 state                     state (optional: the state asked about, for yes/no questions)
+toggle                    (none); never encoded: `commands` makes it the turn_off or
+                          turn_on its last reported state calls for
 ========================  =============================================================
 
 Readings (canonical values, what `MqttSource.state_of` holds): ``state``

@@ -5,7 +5,10 @@ Each device of a part gets its own `Act` (`values`) and its own commands
 (unlocking, opening a garage door, whatever ``confirm:`` lists). A command
 is published only to topics from the config, with its schema's QoS and
 retain flag, before a deadline, and counts as done only when the device's
-state echo says so (`codec.expectation`).
+state echo says so (`codec.expectation`). A toggle becomes, per device, the
+turn_off or turn_on its last reported state calls for (`toggled`), so it is
+encoded, confirmed and echoed as that action; a device whose state is unknown
+is not flipped blindly.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from mnemolis.devices import TYPE_ACTIONS, Device
 from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status
 from mnemolis.sources.mqtt import codec
+from mnemolis.sources.mqtt.state import DeviceState
+from mnemolis.sources.mqtt.truth import state_matches
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, format_number
 
 if TYPE_CHECKING:
@@ -76,6 +81,17 @@ def asked_value(part: Part) -> str | None:
     return None
 
 
+def toggled(device: Device, cached: DeviceState | None) -> str | None:
+    """The opposite of what ``device`` last said (turn_off when on, turn_on when off);
+    None when it never said or is unavailable: a guess could switch it the wrong way."""
+    if cached is None or cached.available is False:
+        return None
+    on = state_matches(device, cached.values, "on")
+    if on is None:
+        return None
+    return "turn_off" if on else "turn_on"
+
+
 class Commands:
     """Actions on devices for one MQTT source."""
 
@@ -86,16 +102,15 @@ class Commands:
     async def run(
         self, devices: list[Device], action: str, part: Part, request: Request
     ) -> PartAnswer:
-        values = self.source.values
         if len(devices) > 1 and not request.confirmed:
             waiting = [
                 d
                 for d in devices
-                if d.can(values.refine(d, action, part))
-                and d.needs_confirmation(values.refine(d, action, part))
+                if d.can(self.resolve(d, action, part))
+                and d.needs_confirmation(self.resolve(d, action, part))
             ]
             if waiting:
-                actions = [self.words.action(values.refine(d, action, part), d) for d in waiting]
+                actions = [self.words.action(self.resolve(d, action, part), d) for d in waiting]
                 conj = f" {self.words.say('and')} "
                 question = self.words.say("confirm", action=conj.join(actions))
                 data = {"devices": [d.name for d in waiting], "action": action}
@@ -120,14 +135,20 @@ class Commands:
         source, words = self.source, self.words
         if device.refused is not None:
             return source.answers.refused(device.name, device.refused)
-        action = source.values.refine(device, action, part)
+        asked_for = action
+        action = self.resolve(device, action, part)
         data: dict[str, Any] = {"device": device.name, "device_id": device.id, "action": action}
+        if asked_for == "toggle":
+            data["asked"] = asked_for  # the answer says what it became
         if action not in TYPE_ACTIONS.get(device.type, ()):
             key = "read_only" if device.type in READ_ONLY else "cannot"
             # "I can't set the garage door to 100 %": the value asked for, as said
             asked = words.action(action, device, asked_value(part))
             text = words.say(key, device, action=asked, kind=words.kind(device))
             return source.reply(text, Status.OUT_OF_SCOPE, data)
+        if action == "toggle":  # a type that toggles, but its state is not known
+            text = words.say("toggle_unknown", device)
+            return source.reply(text, Status.DECLINED, data, reason="state_unknown")
         if not device.can(action):
             text = words.say("not_allowed", device, action=words.action(action, device))
             return source.reply(text, Status.DECLINED, data, allow=list(device.allow or []))
@@ -165,6 +186,13 @@ class Commands:
         if cached is not None and cached.available is False:
             return source.reply(words.say("unavailable_command", device), Status.ERROR, data)
         return await self._send(device, act, commands, request, data)
+
+    def resolve(self, device: Device, action: str, part: Part) -> str:
+        """The action carried out on ``device``: a toggle by its last reported state
+        (left ``toggle`` when unknown), then the source's own refinements."""
+        if action == "toggle" and action in TYPE_ACTIONS.get(device.type, ()):
+            action = toggled(device, self.source.cache.get(device.id)) or action
+        return self.source.values.refine(device, action, part)
 
     def _shown(self, device: Device, act: Act | None) -> str | None:
         if act is None:

@@ -157,6 +157,7 @@ class Phrasebook:
             "is": "are" if plural else "is",
             "has": "have" if plural else "has",
             "its": "their" if plural else "its",
+            "it": "them" if plural else "it",
             "name": device.name,
             "room": device.room or "",
         }
