@@ -65,6 +65,9 @@ BUILTIN: tuple[SourceKind, ...] = (
     ),
     SourceKind("music", "mnemolis.sources.music:create", "music.yaml", "music players (MPD)"),
     SourceKind("lists", "mnemolis.sources.lists:create", "lists.yaml", "shopping and to-do lists"),
+    SourceKind(
+        "broadcast", "mnemolis.sources.broadcast:create", "broadcast.yaml", "messages to the house"
+    ),
 )
 
 
