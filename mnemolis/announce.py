@@ -1,8 +1,9 @@
 """Speaking first: announcements, and the hub that hands them to whoever listens.
 
 A timer that rings, an alarm, a reminder, a "tell me when" that came true or
-a scheduled command that ran becomes an `Announcement`. Its producer (the
-timers source) calls `Announcer.announce`; every front-end that can speak
+a scheduled command that ran becomes an `Announcement`, and so does a
+broadcast ("tell everyone dinner is ready"). Its producer (the timers or the
+broadcast source) calls `Announcer.announce`; every front-end that can speak
 (the chat, MQTT ``mnemolis/say``, Hermes ``tts/say``, HTTP ``/events``,
 Wyoming) subscribes and decides, from the announcement's `Origin`, whether
 it is the way back to the requester.
@@ -21,7 +22,7 @@ from mnemolis.origin import Origin
 
 log = logging.getLogger(__name__)
 
-KINDS = ("timer", "alarm", "reminder", "notify", "scheduled")
+KINDS = ("timer", "alarm", "reminder", "notify", "scheduled", "broadcast")
 
 Listener = Callable[["Announcement"], None]
 
@@ -42,6 +43,11 @@ class Announcement:
     def spoken(self) -> bool:
         """False for a silent lifecycle notice (a timer started, updated, cancelled)."""
         return self.data.get("event") in (None, "finished")
+
+    @property
+    def everywhere(self) -> bool:
+        """A broadcast to the whole house (no area named): every site says it."""
+        return self.kind == "broadcast" and self.origin.room is None
 
     @property
     def late_s(self) -> float:

@@ -219,10 +219,16 @@ class Assistant:
     ) -> tuple[list[StepResult], Plan | None]:
         normalized = self.understander.normalizer.normalize(text).text
         reply = self.yes_no.read(normalized)
+        plan = None
         if reply is not None:
-            return await self._reply(conversation, text, reply, origin), None
+            asked = bool(conversation.waiting) or conversation.context.pending is not None
+            if not reply and not asked:  # "never mind" alone is understood as said (OK.)
+                plan = self.understander.understand(text, conversation.context, room=origin.room)
+            if plan is None or not all(p.in_scope for p in plan.parts()):
+                return await self._reply(conversation, text, reply, origin), None
         earlier = [self._said(w.part, "dropped") for w in conversation.take_waiting()]
-        plan = self.understander.understand(text, conversation.context, room=origin.room)
+        if plan is None:
+            plan = self.understander.understand(text, conversation.context, room=origin.room)
         steps = await self.executor.run(plan, conversation.session, origin)
         conversation.context.remember(plan)
         self._keep_only_asked(conversation, steps)

@@ -337,7 +337,7 @@ def test_doctor_says_which_webhooks_of_the_routines_do_not_answer(
             (finding,) = await source.diagnose()
             assert finding.level is Level.WARNING
             assert dead in finding.text and hook.url() not in finding.text
-            assert finding.text.startswith("5 routines, 4 replies")
+            assert finding.text.startswith("5 routines, 5 replies")
 
         play(config, broker, scenario)
     assert hook.received == []  # the doctor connects, it never calls a webhook

@@ -107,6 +107,7 @@ class SlotSpec:
     maximum: float | None = None
     units: list[str] = field(default_factory=list)  # words that mark a number as this slot
     missing_penalty: float | None = None  # cost when an intent requires it and it is missing
+    keeps_times: bool = False  # a text slot whose words may say a time ("we leave in 5 minutes")
 
 
 def closest(word: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -412,6 +413,10 @@ def load_slot(name: str, data: Any, at: At) -> SlotSpec:
                 f"slot {name!r}: missing_penalty must be in [0, 1]"
             )
         spec.missing_penalty = float(value)
+    if "keeps_times" in data:
+        if not isinstance(data["keeps_times"], bool):
+            raise (at / "keeps_times").error(f"slot {name!r}: keeps_times must be true or false")
+        spec.keeps_times = data["keeps_times"]
     return spec
 
 

@@ -18,6 +18,11 @@ a spoken announcement goes out for its area instead: on ``mnemolis/say``
 (``hermes.sites``). Silent lifecycle notices (``data["event"]`` started,
 updated or cancelled) go only to Wyoming satellites and ``/events``
 monitors. Every ``/events`` stream without a session sees everything.
+
+A broadcast ("tell everyone dinner is ready", kind ``broadcast``) has no way
+back: it goes to every ``/events`` stream, on ``mnemolis/say`` with its
+``room`` (null: everywhere), and on ``hermes/tts/say`` for each site of its
+area, or of every area when none was named.
 """
 
 from __future__ import annotations
@@ -84,6 +89,8 @@ class Router:
     def route(self, announcement: Announcement) -> None:
         """On the loop: the requester's front-end, else the area."""
         self.events.watch(announcement)
+        if announcement.kind == "broadcast":  # for everyone: no requester to go back to
+            self.events.speak_to_sessions(announcement)
         speaker = self.direct.get(announcement.origin.front_end)
         if speaker is not None and self._try(speaker.speak, announcement):
             self.delivered += 1

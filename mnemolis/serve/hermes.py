@@ -237,8 +237,12 @@ class Hermes:
         return True
 
     def speak_in_area(self, announcement: Announcement) -> bool:
-        """Said on every site of the announcement's area."""
-        sites = self.settings.sites_in(announcement.origin.room)
+        """Said on every site of the announcement's area (of the house, for a broadcast
+        to everyone)."""
+        if announcement.everywhere:
+            sites = [site for site, _area in self.settings.sites]
+        else:
+            sites = self.settings.sites_in(announcement.origin.room)
         for site in sites:
             self._spawn(self._publish_say(announcement.text, site, None))
         return bool(sites)

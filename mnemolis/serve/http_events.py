@@ -82,6 +82,12 @@ class EventStreams:
                 reached = True
         return reached
 
+    def speak_to_sessions(self, announcement: Announcement) -> None:
+        """A broadcast: to the streams of every session too (`watch` has the others)."""
+        for listener in self._listeners:
+            if listener.session is not None:
+                listener.put(announcement)
+
     def close(self) -> None:
         """End every stream (the daemon is stopping)."""
         for listener in self._listeners:

@@ -119,6 +119,13 @@ BUILTIN: tuple[SourceKind, ...] = (
         "shopping and to-do lists",
         checker="mnemolis.sources.lists.settings:check_settings",
     ),
+    SourceKind(
+        "broadcast",
+        "mnemolis.sources.broadcast:create",
+        "broadcast.yaml",
+        "messages to the house",
+        checker="mnemolis.sources.broadcast:check_settings",
+    ),
 )
 
 

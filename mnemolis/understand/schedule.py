@@ -445,7 +445,9 @@ class TimedSlots(SlotExtractor):
         """The longest run of words no phrase of the intent, no slot and no time explains,
         without the words that frame it (its table ``<slot>_edges``)."""
         framing = self.reader.text_edges.get(name, set())
-        explained = out.covered | times  # a time is never part of a name or a message
+        # a time is never part of a name or a reminder's message, but is of a broadcast's
+        keeps = self.config.slots[name].keeps_times
+        explained = out.covered | (set() if keeps else times)
         for m in a.matches:
             if m.intent == intent.name and m.inside(start, end):
                 explained.update(m.literal)
