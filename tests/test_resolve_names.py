@@ -27,6 +27,15 @@ def home(config: Config) -> Understander:
     return clashing_understander(config)
 
 
+LAMPS = [
+    "light_bedside_left",
+    "light_bedside_right",
+    "light_desk",
+    "light_lamp_1",
+    "light_lamp_2",
+    "light_living_lamp",
+]
+
 # (text, intent, device ids acted on or asked about, ids offered in a "which one")
 ROWS: list[tuple[str, str, list[str], list[str]]] = [
     # names as spoken
@@ -37,6 +46,9 @@ ROWS: list[tuple[str, str, list[str], list[str]]] = [
     ("turn on lamp two", "device.turn_on", ["light_lamp_2"], []),
     ("turn on lamp 2", "device.turn_on", ["light_lamp_2"], []),
     ("switch off lamp one", "device.turn_off", ["light_lamp_1"], []),
+    # a number is said exactly: "lamp 3" is neither lamp heard wrong, so which lamp?
+    ("switch off lamp 3", "device.turn_off", [], LAMPS),
+    ("switch off lamp three", "device.turn_off", [], LAMPS),
     ("turn on the desk lamp", "device.turn_on", ["light_desk"], []),
     ("turn on the hall way spot", "device.turn_on", ["light_hall_spot"], []),
     ("turn on the hall-way spot", "device.turn_on", ["light_hall_spot"], []),

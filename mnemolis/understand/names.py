@@ -1,14 +1,13 @@
 """Known names: devices, areas, floors, fixed pairs and titles offered by sources.
 
-Names are matched the way they are spoken: case, underscores, hyphens, a
-leading "the" and number words ("lamp two" is "lamp 2") do not matter, in
-the index and in the query alike. Exact matches come first (on lemmas, so
-"kitchen lights" is the "kitchen light"); fuzzy matching (rapidfuzz) is for
-speech errors only ("kitchen lite") and is careful: it never hears a name in
-a word that means something of its own ("halfway", "hot"), never replaces a
-span that is (the start of) a known name with another name, and needs a
-margin over the next name, else the hit carries the close calls so that a
-"which one" question is asked. The index is rebuilt when the registry
+Names are matched the way they are spoken: case, underscores, hyphens, a leading "the" and
+number words ("lamp two" is "lamp 2") do not matter, in the index and in the query alike.
+Exact matches come first (on lemmas, so "kitchen lights" is the "kitchen light"); fuzzy
+matching (rapidfuzz) is for speech errors only ("kitchen lite") and is careful: it never
+hears a name in a word that means something of its own ("halfway", "hot") nor with other
+numbers ("lamp 3" is not "lamp 1"), never replaces a span that is (the start of) a known
+name with another name, and needs a margin over the next name, else the hit carries the
+close calls so that a "which one" question is asked. The index is rebuilt when the registry
 changes, so a device announced by discovery is understood at once.
 
 Areas that are not one room's name are room hits with a marked key (see
@@ -21,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +42,7 @@ from mnemolis.understand.text import TextPipeline, Token
 FLOOR_PREFIX = "floor:"
 AREA_MARK = "@"
 RELATIVE_AREAS = ("upstairs", "downstairs", "everywhere", "here")
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -299,8 +300,7 @@ class NameIndex:
         return device_named(self._compiled.memo, self.registry, label)
 
     def of_type(self, device_type: str) -> list[Device]:
-        c = self._compiled
-        return list(of_type(c.memo, c.devices.values(), device_type))
+        return list(of_type(self._compiled.memo, self._compiled.devices.values(), device_type))
 
     def noun_tiers(self, noun: str) -> list[list[Device]]:
         """`_noun_tiers`, worked out once per noun for this snapshot of the registry."""
@@ -353,8 +353,7 @@ class NameIndex:
 
     def is_noun(self, word: str) -> bool:
         """True when ``word`` names a kind of device (a type word or a name's last word)."""
-        c = self._compiled
-        return word in c.type_nouns or word in c.head_nouns
+        return word in self._compiled.type_nouns or word in self._compiled.head_nouns
 
     def is_name_word(self, lemma: str) -> bool:
         """True when some device's own name has this word."""
@@ -374,9 +373,6 @@ class NameIndex:
     def name_words(self, device: Device) -> set[str]:
         """The lemmas of a device's own name's words."""
         return self._compiled.name_words.get(device.id, set())
-
-    def devices_in_room(self, room: str) -> list[Device]:
-        return [d for d in self._compiled.devices.values() if d.room == room]
 
     def find(self, doc: Doc) -> list[NameHit]:
         """Every exact name in ``doc`` (overlaps included; callers pick the longest)."""
@@ -482,6 +478,8 @@ class NameIndex:
             form_words = set(form.split())
             if any(w in self._meaningful and w not in form_words for w in words):
                 continue  # "halfway" means half way, not "hallway"
+            if _DIGITS.findall(form) != _DIGITS.findall(phrase):
+                continue  # "lamp 3" is never "lamp 1" heard wrong: numbers are said exactly
             for kind, key in c.form_keys[index]:
                 best[(kind, key)] = max(best.get((kind, key), 0.0), float(score))
         if not best:
