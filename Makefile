@@ -24,7 +24,8 @@ test: venv
 # The regression gate: the project's own labelled sentences, with floors; then the big
 # home (tests/data/big_home: 140 entities, its discovery loaded without a broker), scored
 # on the exact devices and values too (floors: the measured figures less a small margin);
-# then the second home (tests/data/second_home, written blind), the same way.
+# then the second and third homes (written blind), the same way; the third, written last,
+# is measured, not worked on (its floors: as first measured, less a margin).
 gate: venv
 	$(BIN)/mnemolis eval tests/data/*.jsonl --no-timing --errors 5 \
 		--min-macro-f1 0.97 --min-intent-accuracy 0.97 --min-slot-accuracy 0.95 --min-exact 0.97
@@ -36,6 +37,10 @@ gate: venv
 		--no-timing --errors 0 --holdout \
 		--min-intent-accuracy 0.97 --min-entity-accuracy 0.97 --min-value-accuracy 0.97 \
 		--min-fully-right 0.96
+	$(BIN)/mnemolis --config tests/data/third_home eval tests/data/third_home/sentences/*.jsonl \
+		--no-timing --errors 0 --holdout \
+		--min-intent-accuracy 0.90 --min-entity-accuracy 0.90 --min-value-accuracy 0.88 \
+		--min-fully-right 0.84
 
 lint: venv
 	$(BIN)/ruff check mnemolis tests bench

@@ -344,6 +344,19 @@ def test_summary_counts_splits_rates_and_latency() -> None:
     [
         ({"text": "hi", "intent": "greet", "scenario": "general", "fold": 1}, "hwu64"),
         ({"text": "hi", "intent": "greet", "fold": 3}, "hwu64"),
+        # HWU64 as shipped carries "slots" and "entities" too; its scenario says what it is
+        (
+            {
+                "text": "wake me",
+                "intent": "alarm_set",
+                "scenario": "alarm",
+                "slots": {},
+                "entities": [],
+            },
+            "hwu64",
+        ),
+        # a project row with a fold and an intent only: the dot says it is one of ours
+        ({"text": "set a timer for 5 minutes", "intent": "timer.start", "fold": 2}, "mnemolis"),
         (
             {"text": "a and b", "parts": [{"text": "a", "intent": "X"}], "connectors": []},
             "mixsnips",

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from mnemolis.config import Config
+from mnemolis.config import Config, load_config
 from mnemolis.devices import DeviceRegistry
 from mnemolis.evaluation.command import check_entities_known
 from mnemolis.evaluation.datasets import read_datasets
+from mnemolis.evaluation.discovered import home_registry
 from tests.conftest import ROOT
 from tests.test_big_home import frozen_held_out, held_out, loaded_home
 
@@ -52,3 +53,23 @@ def test_the_held_out_fold_is_the_one_frozen_when_it_was_written() -> None:
             rows.append({**json.loads(line), "_file": path.stem})
     assert held_out(rows) == frozen_held_out(SECOND_HOME)
     assert {r["fold"] for r in rows} == {1, 2, 3, 4, 5}
+
+
+THIRD_HOME = ROOT / "tests" / "data" / "third_home"
+
+
+def test_the_third_home_names_only_its_devices_and_keeps_its_held_out_fold() -> None:
+    """The third home (written blind like the second; firmware names): every row names
+    devices it has, and its held-out fold is the one frozen when it was written."""
+    config = load_config(THIRD_HOME)
+    registry, _ = home_registry(config, None)  # no discovery: every device is in its YAML
+    paths = sorted((THIRD_HOME / "sentences").glob("*.jsonl"))
+    dataset = read_datasets([str(p) for p in paths], config, allow_undefined=True)
+    assert len(dataset.rows) >= 250 and len(registry.devices()) >= 60
+    check_entities_known(dataset.rows, registry)
+    rows = [
+        {**json.loads(line), "_file": path.stem}
+        for path in paths
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    assert held_out(rows) == frozen_held_out(THIRD_HOME)

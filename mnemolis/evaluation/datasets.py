@@ -186,9 +186,13 @@ def detect_format(obj: dict[str, Any]) -> str:
     parts = obj.get("parts")
     if "connectors" in obj or (isinstance(parts, list) and parts and isinstance(parts[0], dict)):
         return "mixsnips"
+    if "scenario" in obj:
+        return "hwu64"  # HWU64's own rows (which also carry "slots" and "entities")
     if any(k in obj for k in ("entities", "values", "room", "intents", "slots")):
-        return "mnemolis"  # only the project's own rows label these
-    if "scenario" in obj or (isinstance(obj.get("intent"), str) and "fold" in obj):
+        return "mnemolis"  # the project's own rows label these
+    label = obj.get("intent")
+    # HWU64's labels are scenario_intent ("alarm_set"); Mnemolis's intents have a dot
+    if isinstance(label, str) and "." not in label and "fold" in obj:
         return "hwu64"
     return "mnemolis"
 
