@@ -7,12 +7,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mnemolis.announce import Announcement, Announcer
 from mnemolis.config import Config
 from mnemolis.sources.base import Source
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.sources.timers.source import TimersSource
+from tests.support_assistant import House, World
 
 
 @dataclass
@@ -51,3 +53,15 @@ def with_timers(
         return [timers]
 
     return build
+
+
+def play(world: World, scenario: Any, built: list[TimersSource] | None = None) -> None:
+    """Run ``scenario(house, heard)`` in ``world`` with the timers source and an ear on
+    every announcement."""
+
+    async def with_ear(house: House) -> None:
+        heard = Heard()
+        house.assistant.announcer.subscribe(heard)
+        await scenario(house, heard)
+
+    world.run(with_ear, more=with_timers(world.config, world.folder / "state", built))

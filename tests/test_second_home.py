@@ -7,6 +7,7 @@ the router does on it is `make gate`'s job (its third line).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,11 +47,17 @@ def test_every_row_names_only_devices_of_the_home(home: tuple[Config, DeviceRegi
     check_entities_known(dataset.rows, registry)
 
 
+def rows_of(paths: list[Path]) -> list[dict[str, Any]]:
+    """Every row of the files, with its file's name (as `held_out` reads them)."""
+    return [
+        {**json.loads(line), "_file": path.stem}
+        for path in paths
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+
+
 def test_the_held_out_fold_is_the_one_frozen_when_it_was_written() -> None:
-    rows: list[dict[str, Any]] = []
-    for path in SENTENCES:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            rows.append({**json.loads(line), "_file": path.stem})
+    rows = rows_of(SENTENCES)
     assert held_out(rows) == frozen_held_out(SECOND_HOME)
     assert {r["fold"] for r in rows} == {1, 2, 3, 4, 5}
 
@@ -67,9 +74,4 @@ def test_the_third_home_names_only_its_devices_and_keeps_its_held_out_fold() -> 
     dataset = read_datasets([str(p) for p in paths], config, allow_undefined=True)
     assert len(dataset.rows) >= 250 and len(registry.devices()) >= 60
     check_entities_known(dataset.rows, registry)
-    rows = [
-        {**json.loads(line), "_file": path.stem}
-        for path in paths
-        for line in path.read_text(encoding="utf-8").splitlines()
-    ]
-    assert held_out(rows) == frozen_held_out(THIRD_HOME)
+    assert held_out(rows_of(paths)) == frozen_held_out(THIRD_HOME)

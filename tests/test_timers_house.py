@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Any
 
 from mnemolis.answer import Outcome
 from mnemolis.sources.base import Status
@@ -15,20 +14,11 @@ from tests.support_assistant import House, World, fixture_world
 from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker
 from tests.support_open_meteo import open_meteo
-from tests.support_timers import Heard, with_timers
+from tests.support_timers import Heard, play
 
 __all__ = ["broker", "fixture_test_zims", "fixture_world", "open_meteo"]
 
 ON = {"state": "ON"}
-
-
-def play(world: World, scenario: Any, built: list[TimersSource] | None = None) -> None:
-    async def with_ear(house: House) -> None:
-        heard = Heard()
-        house.assistant.announcer.subscribe(heard)
-        await scenario(house, heard)
-
-    world.run(with_ear, more=with_timers(world.config, world.folder / "state", built))
 
 
 def test_a_delayed_command_runs_then_and_not_before(world: World) -> None:

@@ -14,8 +14,7 @@ from tests.support_assistant import House, World, fixture_world
 from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker
 from tests.support_open_meteo import open_meteo
-from tests.support_timers import Heard
-from tests.test_timers_house import play
+from tests.support_timers import Heard, play
 
 __all__ = ["broker", "fixture_test_zims", "fixture_world", "open_meteo"]
 

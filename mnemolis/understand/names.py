@@ -471,6 +471,7 @@ class NameIndex:
                 limit=12,
             )
         best: dict[tuple[str, str], float] = {}
+        numbers = _DIGITS.findall(phrase)
         for form, score, offset in found:
             index = low + offset
             if len(form.split()) != size and abs(len(form) - len(phrase)) > 2:
@@ -478,7 +479,7 @@ class NameIndex:
             form_words = set(form.split())
             if any(w in self._meaningful and w not in form_words for w in words):
                 continue  # "halfway" means half way, not "hallway"
-            if _DIGITS.findall(form) != _DIGITS.findall(phrase):
+            if _DIGITS.findall(form) != numbers:
                 continue  # "lamp 3" is never "lamp 1" heard wrong: numbers are said exactly
             for kind, key in c.form_keys[index]:
                 best[(kind, key)] = max(best.get((kind, key), 0.0), float(score))
