@@ -16,6 +16,7 @@ venv: $(BIN)/mnemolis
 
 test: venv
 	$(BIN)/ruff check mnemolis tests bench
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/mnemolis check
 	$(BIN)/pytest
@@ -44,6 +45,7 @@ gate: venv
 
 lint: venv
 	$(BIN)/ruff check mnemolis tests bench
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy

@@ -37,9 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mnemolis.cli import build_parser  # noqa: E402
+from mnemolis.cli.main import build_parser  # noqa: E402
 from mnemolis.config import Config, load_config  # noqa: E402
-from mnemolis.devices import Device, DeviceRegistry  # noqa: E402
+from mnemolis.core.devices import Device, DeviceRegistry  # noqa: E402
 from mnemolis.evaluation.command import run  # noqa: E402
 from mnemolis.evaluation.discovered import home_registry  # noqa: E402
 

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import brokers
 from bench.mqtt import Row, percentiles  # the same table as the MQTT source's benchmark
-from mnemolis.assistant import Assistant, default_sources
 from mnemolis.config import Config, load_config
 from mnemolis.demo.home import DemoHome
 from mnemolis.mqtt_connection.link import no_delay
+from mnemolis.runtime.assistant import Assistant, default_sources
 from mnemolis.understand import registry_from_config
 
 

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemolis.config import load_config  # noqa: E402
+from mnemolis.core.plan import Part  # noqa: E402
 from mnemolis.demo.zim import (  # noqa: E402
     ZimArticle,
     ZimBook,
@@ -40,7 +41,6 @@ from mnemolis.demo.zim import (  # noqa: E402
     load_book,
     write_zim,
 )
-from mnemolis.plan import Part  # noqa: E402
 from mnemolis.sources.base import Request  # noqa: E402
 from mnemolis.sources.kiwix.source import KiwixSource  # noqa: E402
 from tests.support_kiwix import kiwix_serve_process  # noqa: E402

@@ -33,10 +33,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemolis.config import Config, load_config
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
-from mnemolis.devices import Device
-from mnemolis.plan import Part
 from mnemolis.sources.base import Request, Status
 from mnemolis.sources.mqtt.settings import load_mqtt_settings
 from mnemolis.sources.mqtt.source import MqttSource

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mnemolis.check import check
+from mnemolis.cli.check import check
 from mnemolis.config import bundled_config_dir, load_config
 from mnemolis.demo.mosquitto import Mosquitto
 from tests.support_routines import RoutineHouse, owner_dir, routine_house, running_webhook

@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import paho.mqtt.client as mqtt
 
 from bench.load import rss_mib
-from mnemolis.announce import Announcement, Announcer
 from mnemolis.config import load_config
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.origin import Origin
 from mnemolis.sources.base import Request
 from mnemolis.sources.timers.source import TimersSource
 from mnemolis.sources.timers.store import Item, Store

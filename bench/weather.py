@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemolis.config import load_config  # noqa: E402
-from mnemolis.plan import Part  # noqa: E402
+from mnemolis.core.plan import Part  # noqa: E402
 from mnemolis.sources.base import Request  # noqa: E402
 from mnemolis.sources.clock.source import ClockSource  # noqa: E402
 from mnemolis.sources.weather.forecast import parse_forecast  # noqa: E402

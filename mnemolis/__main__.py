@@ -1,3 +1,3 @@
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 
 raise SystemExit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.plan import Conditional, Part, Plan
+from mnemolis.core.plan import Conditional, Part, Plan
 
 ANY = object()
 

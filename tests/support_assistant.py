@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from mnemolis.announce import Announcer
-from mnemolis.answer import Answer
-from mnemolis.assistant import Assistant
-from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config
+from mnemolis.core.announce import Announcer
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Announce, Simulator
+from mnemolis.runtime.answer import Answer
+from mnemolis.runtime.assistant import Assistant
+from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.sources.base import Source, Status
 from mnemolis.sources.clock.source import ClockSource
 from mnemolis.sources.kiwix.source import KiwixSource

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.sources.mqtt import codec
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser

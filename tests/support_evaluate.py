@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.plan import Part, Plan
+from mnemolis.core.plan import Part, Plan
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "sample.jsonl"
 

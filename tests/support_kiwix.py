@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.core.plan import Part
 from mnemolis.demo.zim import ZimArticle, ZimBook, ZimOption, write_zim
-from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.kiwix.source import KiwixSource
 

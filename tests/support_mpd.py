@@ -29,8 +29,8 @@ import pytest
 from mutagen.id3 import ID3, TALB, TCON, TIT2, TPE1, TRCK
 
 from mnemolis.config import Config
+from mnemolis.core.origin import Origin
 from mnemolis.demo.mosquitto import free_port
-from mnemolis.origin import Origin
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.music.source import MusicSource
 from mnemolis.understand import Understander, registry_from_config

@@ -23,10 +23,10 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from mnemolis.config import Config
 from mnemolis.config.intents import IntentSpec
+from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto, free_port
 from mnemolis.demo.simulator import Announce, Simulator, zigbee2mqtt_device
-from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
-from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.mqtt.settings import MqttSettings, Timeouts, load_mqtt_settings
 from mnemolis.sources.mqtt.source import MqttSource

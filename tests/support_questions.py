@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.understand import Understander
 
 ROOMS: dict[str, list[str]] = {

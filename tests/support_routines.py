@@ -18,12 +18,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from mnemolis.answer import Answer
-from mnemolis.assistant import Assistant
 from mnemolis.config import Config, load_config
+from mnemolis.core.origin import Origin
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
-from mnemolis.origin import Origin
+from mnemolis.runtime.answer import Answer
+from mnemolis.runtime.assistant import Assistant
 from mnemolis.sources.base import Source, SourceContext
 from mnemolis.sources.clock.source import ClockSource
 from mnemolis.sources.external import create as create_external

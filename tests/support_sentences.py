@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.understand import Understander
 from tests.expect import P, plan_problems
 

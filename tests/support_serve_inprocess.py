@@ -19,8 +19,8 @@ from mnemolis.config import load_config
 from tests.support_serve import START_TIMEOUT_S, Addresses, ServeHome, config_variant
 
 if TYPE_CHECKING:
-    from mnemolis.answer import Answer
-    from mnemolis.origin import Origin
+    from mnemolis.core.origin import Origin
+    from mnemolis.runtime.answer import Answer
     from mnemolis.serve.announcements import Router
     from mnemolis.serve.command import FrontEnd
     from mnemolis.serve.daemon import Daemon
@@ -44,7 +44,7 @@ async def in_process_daemon(
     """The daemon's own pieces (`serve.command.front_ends`) in this event loop, every
     front-end on a free port, the sources pointed at the house: for tests that reach
     inside, to announce or to see what a front-end handed the daemon."""
-    from mnemolis.origin import Origin
+    from mnemolis.core.origin import Origin
     from mnemolis.serve.command import _stop, front_ends
     from mnemolis.serve.daemon import Daemon, starter_with
     from mnemolis.serve.settings import Flags, load_serve_settings, with_flags

@@ -9,8 +9,8 @@ import dataclasses
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, Floor
-from mnemolis.plan import Part, Plan
+from mnemolis.core.devices import Device, DeviceRegistry, Floor
+from mnemolis.core.plan import Part, Plan
 from mnemolis.understand import Understander
 
 FLOORS = [

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.announce import Announcement, Announcer
 from mnemolis.config import Config
+from mnemolis.core.announce import Announcement, Announcer
 from mnemolis.sources.base import Source
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.sources.timers.source import TimersSource

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, PartAnswer, Request
 from mnemolis.sources.weather.source import SensorReader, WeatherSource
 from mnemolis.understand import Understander

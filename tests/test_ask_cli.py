@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import Config
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from mnemolis.config import Config, load_config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.evaluation.command import check_entities_known
 from mnemolis.evaluation.datasets import read_datasets
 from mnemolis.evaluation.discovered import home_registry

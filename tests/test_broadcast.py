@@ -11,11 +11,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from mnemolis.announce import Announcement, Announcer
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import Config
+from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.plan import Part
 from mnemolis.demo.simulator import Simulator
-from mnemolis.plan import Part
 from mnemolis.sources.base import Request, Status
 from mnemolis.sources.broadcast.source import BroadcastSource
 from tests.support_assistant import House, World, fixture_world

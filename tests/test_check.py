@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import bundled_config_dir
 from tests.support_routines import owner_dir
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.example_scope import HomeScope, Scope
+from mnemolis.cli.main import main
 from mnemolis.config import load_config
 from mnemolis.config.intents import Example
 from mnemolis.evaluation.discovered import home_registry
-from mnemolis.example_scope import HomeScope, Scope
 from tests.support_routines import owner_dir
 
 BIG_HOME = Path(__file__).parent / "data" / "big_home"

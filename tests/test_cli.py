@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.understand import Understander
 
 PART_KEYS = {"text", "intent", "source", "slots", "confidence", "provenance"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import load_config
 from mnemolis.evaluation.discovered import home_registry
 

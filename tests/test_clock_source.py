@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import At, Config, ConfigError
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status, Truth
 from mnemolis.sources.clock.calendar_dates import easter_sunday, load_holidays, nth_weekday
 from mnemolis.sources.clock.source import ClockSource

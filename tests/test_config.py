@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import ConfigError, load_config
 from tests.conftest import ROOT
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mnemolis.config import Config, ConfigError, bundled_config_dir, find_config_dir, load_config
 from mnemolis.config.overlay import HOME_KEYS, layered
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.understand import Understander
 from tests.support_routines import owner_dir
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from tests.conftest import ROOT
 from tests.support_demo import demo_cache
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from mnemolis.cli import build_parser
+from mnemolis.cli.main import build_parser
 from mnemolis.config import Config
+from mnemolis.core.plan import Conditional
 from mnemolis.evaluation.command import make_keyer, run, select_rows
 from mnemolis.evaluation.compare import RowScorer, predicted_parts, readings
 from mnemolis.evaluation.datasets import (
@@ -37,7 +38,6 @@ from mnemolis.evaluation.metrics import (
     slot_equal,
 )
 from mnemolis.evaluation.report import split_mistakes, summarise
-from mnemolis.plan import Conditional
 from mnemolis.understand import Understander
 from tests.conftest import ROOT
 from tests.support_evaluate import HWU_ROWS, SAMPLE, hwu_file, part, plan, write_jsonl

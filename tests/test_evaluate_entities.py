@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from mnemolis.cli import build_parser
+from mnemolis.cli.main import build_parser
 from mnemolis.config import Config, load_config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.plan import Plan
 from mnemolis.evaluation.command import evaluate_rows, run, slices
 from mnemolis.evaluation.compare import RowScorer
 from mnemolis.evaluation.datasets import DataError, ExpectedPart, Row, read_dataset
 from mnemolis.evaluation.discovered import home_registry, load_discovery, read_messages
 from mnemolis.evaluation.entities import entity_ids, summarise_entities
 from mnemolis.evaluation.metrics import PartKeyer
-from mnemolis.plan import Plan
 from mnemolis.understand import registry_from_config
 from tests.conftest import ROOT
 from tests.support_evaluate import part, plan, write_jsonl

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from mnemolis.answer import Outcome
+from mnemolis.runtime.answer import Outcome
 from mnemolis.sources.base import Status
 from tests.support_assistant import House, World, fixture_world, quick, statuses
 from tests.support_kiwix import fixture_test_zims

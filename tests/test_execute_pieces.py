@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from mnemolis.answer import Outcome, PartResult, StepResult
-from mnemolis.assistant_settings import AssistantSettings, source_timeouts
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.conversation import YesNo
-from mnemolis.execute import Executor
-from mnemolis.merge import merge, spoken
-from mnemolis.plan import Conditional, Part, Plan
-from mnemolis.sentences import as_sentence, split_sentences
+from mnemolis.core.plan import Conditional, Part, Plan
+from mnemolis.core.sentences import as_sentence, split_sentences
+from mnemolis.runtime.answer import Outcome, PartResult, StepResult
+from mnemolis.runtime.conversation import YesNo
+from mnemolis.runtime.execute import Executor
+from mnemolis.runtime.merge import merge, spoken
+from mnemolis.runtime.settings import AssistantSettings, source_timeouts
 from mnemolis.sources.base import Evaluation, PartAnswer, Request, Status, Truth
 from mnemolis.sources.clock.source import ClockSource
 from tests.conftest import ROOT

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.core.plan import Part
 from mnemolis.demo.zim import ARTICLES, demo_book, ensure_demo_zim, load_book
-from mnemolis.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Source, Status, Truth
 from mnemolis.sources.kiwix import zim_local
 from mnemolis.sources.kiwix.book import KiwixError

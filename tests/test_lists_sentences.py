@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.lists.source import ListsSource
 from mnemolis.understand import Understander
 from tests.support_sentences import R, row_problems, unasked

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import availability, codec
 from mnemolis.sources.mqtt.truth import state_matches
 from mnemolis.sources.mqtt.wire import Act, Color, Unsupported

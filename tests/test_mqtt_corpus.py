@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.demo.mosquitto import Mosquitto
-from mnemolis.devices import Device
-from mnemolis.plan import Part
 from mnemolis.sources.base import Request
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander
@@ -229,7 +229,7 @@ def test_corpus_devices_are_driven_as_home_assistant_drives_them(
 
 def test_corpus_sentences_route_to_the_action_and_the_device(config: Config) -> None:
     """The shipped intents understand the corpus's requests for the actions they phrase."""
-    from mnemolis.devices import DeviceRegistry
+    from mnemolis.core.devices import DeviceRegistry
 
     # the (action, device type) pairs the shipped intents phrase; the rest are driven directly
     routed = {

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from mnemolis.sources.mqtt.discovery.common import check_topic
+from mnemolis.sources.mqtt.announced import check_topic
 from tests.support_discovery import ha, parse
 
 # ------------------------------------------------------------------------ one table per component

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from mnemolis.sources.mqtt.announced import Discovered
 from mnemolis.sources.mqtt.discovery.abbreviations import ABBREVIATIONS, expand
-from mnemolis.sources.mqtt.discovery.common import Discovered
 from mnemolis.sources.mqtt.known import routes_for
 from tests.support_discovery import ha, known_devices, parse
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.core.devices import Device
 from mnemolis.demo.mosquitto import Mosquitto
-from mnemolis.devices import Device
 from mnemolis.sources.base import Status
 from mnemolis.understand import Understander
 from tests.support_mqtt import (

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.assistant import Assistant
 from mnemolis.config import Config
-from mnemolis.origin import Origin
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.assistant import Assistant
 from mnemolis.sources.base import Level, Request, Status
 from mnemolis.sources.lists.source import ListsSource
 from mnemolis.sources.music.source import MusicSource

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.music.request import read_play, read_switch, read_volume
 from mnemolis.sources.music.settings import load_music_settings
 from mnemolis.understand import Understander

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, Floor
+from mnemolis.core.devices import Device, DeviceRegistry, Floor
 from mnemolis.understand import Understander
 from tests.support_targets import check_part, home_config
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemolis.config import Config
-from mnemolis.plan import Plan
+from mnemolis.core.plan import Plan
 from mnemolis.understand import Context, Understander
 
 CLAUSES = [

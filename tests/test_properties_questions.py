@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.understand import Understander
 from mnemolis.understand.questions import QuestionFrame
 from tests.support_questions import question_understander

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, Floor
+from mnemolis.core.devices import Device, DeviceRegistry, Floor
 from mnemolis.understand import Understander
 from tests.support_targets import home_config, ids_of
 

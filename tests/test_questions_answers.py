@@ -14,9 +14,9 @@ import dataclasses
 import pytest
 
 from mnemolis.config import Config
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.demo.mosquitto import Mosquitto
-from mnemolis.devices import Device
-from mnemolis.plan import Part
 from mnemolis.sources.base import Request, Status
 from mnemolis.understand import Understander
 from tests.support_mqtt import Home, broker, eventually, running_home

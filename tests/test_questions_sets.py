@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.understand import Understander
 from tests.support_questions import entity_ids, question_understander
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Capabilities, Device, DeviceRegistry
+from mnemolis.core.devices import Capabilities, Device, DeviceRegistry
 from mnemolis.understand import Understander
 from tests.support_questions import entity_ids
 

@@ -18,7 +18,7 @@ import pytest
 from mnemolis.config import Config
 from mnemolis.config.home import load_home
 from mnemolis.config.yaml_at import At, ConfigError
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.understand import Understander
 from tests.support_discovery import announced
 from tests.support_targets import home_config, only_part, option_ids, part_ids
@@ -133,7 +133,7 @@ def test_a_wrong_floor_is_reported(floor: dict[str, Any], message: str) -> None:
 
 def test_a_floor_word_needs_levels(config: Config) -> None:
     """Without levels "upstairs" narrows to nothing: no device is guessed."""
-    from mnemolis.devices import Device, Floor
+    from mnemolis.core.devices import Device, Floor
 
     registry = DeviceRegistry(
         [Device("lamp", "light", "bedroom", id="lamp"), Device("spot", "light", "hall", id="s")]

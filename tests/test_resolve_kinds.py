@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Capabilities, Device, DeviceRegistry
+from mnemolis.core.devices import Capabilities, Device, DeviceRegistry
 from mnemolis.understand import Understander
 from tests.support_targets import home_config, only_part, option_ids, part_ids
 

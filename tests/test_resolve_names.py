@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, name_key
+from mnemolis.core.devices import Device, DeviceRegistry, name_key
 from mnemolis.understand import Understander
 from tests.support_targets import (
     clashing_understander,

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
-from mnemolis.plan import Plan
+from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.plan import Plan
 from mnemolis.understand import Understander
 from tests.support_targets import home_config, ids_of, only_part
 

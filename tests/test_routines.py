@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.answer import Outcome
 from mnemolis.config import Config
 from mnemolis.demo.mosquitto import Mosquitto
+from mnemolis.runtime.answer import Outcome
 from tests.support_demo import demo_cache
 from tests.support_mqtt import broker
 from tests.support_open_meteo import OpenMeteoReplay, open_meteo

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.answer import Outcome
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.config import Config
 from mnemolis.demo.mosquitto import Mosquitto
+from mnemolis.runtime.answer import Outcome
 from mnemolis.sources.base import Status
 from tests.support_demo import demo_cache
 from tests.support_mqtt import broker

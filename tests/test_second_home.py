@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config, load_config
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.evaluation.command import check_entities_known
 from mnemolis.evaluation.datasets import read_datasets
 from mnemolis.evaluation.discovered import home_registry

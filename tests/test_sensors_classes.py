@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.understand import Understander
 from tests.conftest import ROOT
 from tests.support_questions import entity_ids, question_understander

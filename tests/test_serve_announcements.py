@@ -13,8 +13,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from mnemolis.announce import Announcement
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcement
+from mnemolis.core.origin import Origin
 from mnemolis.serve.wyoming_events import event_bytes
 from tests.support_kiwix import fixture_test_zims
 from tests.support_serve import MqttProbe, ServeHome, fixture_serve_home, http_call, probe

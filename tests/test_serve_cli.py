@@ -179,7 +179,7 @@ def loaded_by(code: str, home: ServeHome, daemon: ServeProcess | None) -> set[st
     """The top-level packages (and mnemolis modules) a CLI command imported."""
     program = (
         "import sys, contextlib, io\n"
-        "from mnemolis.cli import main\n"
+        "from mnemolis.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         f"    main({code})\n"
         "print(' '.join(sorted(sys.modules)))\n"
@@ -202,7 +202,7 @@ def test_help_and_an_ask_through_the_daemon_load_no_spacy(
     assert "spacy" not in helped and "mnemolis.understand" not in helped
     config = str(serve_home.config_dir)
     asked = loaded_by(f"['--config', {config!r}, 'ask', 'what time is it']", serve_home, daemon)
-    heavy = {"spacy", "yaml", "paho", "aiohttp", "mnemolis.config", "mnemolis.assistant"}
+    heavy = {"spacy", "yaml", "paho", "aiohttp", "mnemolis.config", "mnemolis.runtime.assistant"}
     assert not heavy & asked, heavy & asked
     assert "mnemolis.serve.client" in asked
 

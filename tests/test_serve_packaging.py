@@ -8,8 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from mnemolis.core.state_dir import state_dir
 from mnemolis.serve.client import daemon_socket, socket_candidates
-from mnemolis.state_dir import state_dir
 from tests.conftest import ROOT
 from tests.test_demo_packaging import UNIT, unit_entries
 

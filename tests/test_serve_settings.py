@@ -268,7 +268,7 @@ def test_reading_a_plain_request(body: bytes, expected: AskRequest | BadRequest)
 
 
 def test_a_request_log_line_escapes_what_was_said() -> None:
-    from mnemolis.answer import Answer
+    from mnemolis.runtime.answer import Answer
 
     line = request_line("http", 'k"1', Answer('on\nmnemolis: forged "x"', "Sure.", ms=1.25))
     assert line == (

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnemolis.announce import Announcement
+from mnemolis.core.announce import Announcement
 from mnemolis.serve.client import (
     daemon_socket,
     expectation,

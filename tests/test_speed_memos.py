@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.understand import Understander, pattern_buckets
 
 DATA = Path(__file__).parent / "data"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemolis.cli import main
+from mnemolis.cli.main import main
 from mnemolis.demo.simulator import Simulator
 from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import time
 
-from mnemolis.answer import Outcome
+from mnemolis.runtime.answer import Outcome
 from mnemolis.sources.base import Status
 from mnemolis.sources.timers.source import TimersSource
 from tests.support_assistant import House, World, fixture_world

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from mnemolis.announce import Announcer
 from mnemolis.config import Config
-from mnemolis.origin import Origin
-from mnemolis.plan import Part
+from mnemolis.core.announce import Announcer
+from mnemolis.core.origin import Origin
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status
 from mnemolis.sources.timers.source import TimersSource
 from mnemolis.sources.timers.store import Item, Store

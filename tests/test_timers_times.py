@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnemolis.config import Config
-from mnemolis.plan import When
+from mnemolis.core.plan import When
 from mnemolis.sources.timers.settings import TimersSettings
 from mnemolis.sources.timers.times import Speaker, resolve
 

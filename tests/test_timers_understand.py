@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import Device
-from mnemolis.plan import Conditional, Part, Plan
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Conditional, Part, Plan
 from mnemolis.understand import Understander
 from tests.expect import C, P, plan_problems
 

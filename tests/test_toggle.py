@@ -13,7 +13,7 @@ import asyncio
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.devices import TYPE_ACTIONS, Device
+from mnemolis.core.devices import TYPE_ACTIONS, Device
 from mnemolis.sources.base import Request, Status
 from mnemolis.sources.mqtt.commands import toggled
 from mnemolis.sources.mqtt.source import MqttSource

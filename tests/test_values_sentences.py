@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mnemolis.config import Config
-from mnemolis.devices import Capabilities, Device, DeviceRegistry
-from mnemolis.plan import Part
+from mnemolis.core.devices import Capabilities, Device, DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.understand import Understander
 
 ROOMS = (

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Status
 from mnemolis.understand import Understander
 from tests.support_open_meteo import OpenMeteoReplay, open_meteo  # noqa: F401

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.plan import Conditional, Part
+from mnemolis.core.plan import Conditional, Part
 from mnemolis.sources.base import Truth
 from mnemolis.understand import Understander
 from tests.support_open_meteo import OpenMeteoReplay, closed_port_url, open_meteo  # noqa: F401

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import SensorReading, Status
 from tests.support_open_meteo import (  # noqa: F401
     Canned,

@@ -49,13 +49,13 @@ from mnemolis.config.yaml_at import (
     read_yaml,
     safe_load,
 )
-from mnemolis.config_dir import (  # found without loading (the CLI's path to the daemon)
+from mnemolis.core.config_dir import (  # found without loading (the CLI's path to the daemon)
     CONFIG_ENV,
     ETC_CONFIG_DIR,
     bundled_config_dir,
     find_config_dir,
 )
-from mnemolis.devices import TYPE_ACTIONS, Device, Floor
+from mnemolis.core.devices import TYPE_ACTIONS, Device, Floor
 
 __all__ = [
     "CONFIG_ENV",

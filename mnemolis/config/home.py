@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemolis.config.problems import Problems
 from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text, lower_words
-from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry, Floor
+from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry, Floor
 
 if TYPE_CHECKING:
     from mnemolis.config import Config

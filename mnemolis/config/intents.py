@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnemolis.config import source_kinds as source_registry
 from mnemolis.config.problems import Problems
 from mnemolis.config.yaml_at import At, ConfigError, as_mapping, as_strings, as_text, lower_words
-from mnemolis.devices import TYPE_ACTIONS
-from mnemolis.sources import registry as source_registry
+from mnemolis.core.devices import TYPE_ACTIONS
 
 if TYPE_CHECKING:
     from mnemolis.config.routines import Step

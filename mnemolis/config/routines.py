@@ -32,7 +32,7 @@ from mnemolis.config.intents import ACTIONS, IntentSpec, SlotSpec, closest
 from mnemolis.config.problems import Problems
 from mnemolis.config.templates import check_template
 from mnemolis.config.yaml_at import At, as_mapping, as_strings, as_text
-from mnemolis.devices import TYPE_ACTIONS
+from mnemolis.core.devices import TYPE_ACTIONS
 
 #: What each kind of step is called by its key.
 KINDS = ("action", "say", "publish", "call", "wait", "confirm", "if", "together", "intent")

@@ -12,8 +12,8 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from mnemolis.core.devices import Device, slugify
 from mnemolis.demo.sim_devices import SimulatedDevice
-from mnemolis.devices import Device, slugify
 
 #: Device topic role -> Home Assistant's abbreviated discovery key.
 HA_TOPIC_KEYS = {

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.schemas.z2m_json import JSON_KEYS  # the wire contract, not the logic
 
 SENSOR_START = {"temperature": 21.5, "humidity": 45, "pressure": 1013, "illuminance": 120}

@@ -25,9 +25,9 @@ from typing import Any, Literal
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
+from mnemolis.core.devices import Device
 from mnemolis.demo.sim_announce import homeassistant_config, zigbee2mqtt_device, zigbee2mqtt_entry
 from mnemolis.demo.sim_devices import ReceivedCommand, SimulatedDevice
-from mnemolis.devices import Device
 from mnemolis.mqtt_connection.link import no_delay
 
 __all__ = [

@@ -123,7 +123,7 @@ from mnemolis.evaluation.report import (
 )
 
 if TYPE_CHECKING:  # spaCy loads when the command runs, not when `mnemolis --help` builds its parser
-    from mnemolis.devices import DeviceRegistry
+    from mnemolis.core.devices import DeviceRegistry
     from mnemolis.understand import Understander
 
 EXIT_OK = 0

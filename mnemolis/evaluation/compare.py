@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemolis.core.plan import Conditional, Part, Plan
 from mnemolis.evaluation.datasets import ExpectedPart, Row
 from mnemolis.evaluation.metrics import PartKeyer, SplitOutcome, compare_split, slot_equal
-from mnemolis.plan import Conditional, Part, Plan
 
 
 @dataclass

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.evaluation.datasets import DataError
-from mnemolis.sources.mqtt.discovery.common import Refusal
+from mnemolis.sources.mqtt.announced import Refusal
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
 from mnemolis.sources.mqtt.known import KnownDevices

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.devices import DeviceRegistry
+from mnemolis.core.devices import DeviceRegistry
 from mnemolis.evaluation.compare import IdsOf, PartCheck, RowResult
 
 #: The mark of a slot value that names no known device, as reported.

@@ -31,7 +31,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from mnemolis.devices import slugify
+from mnemolis.core.devices import slugify
 from mnemolis.mqtt_connection.settings import BrokerSettings
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from mnemolis.announce import Announcement, Announcer
+from mnemolis.core.announce import Announcement, Announcer
 from mnemolis.serve.http_events import EventStreams
 
 log = logging.getLogger(__name__)

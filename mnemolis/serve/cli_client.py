@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable
 
-from mnemolis.config_dir import find_config_dir
+from mnemolis.core.config_dir import find_config_dir
 from mnemolis.serve import client
 
 EXIT_OK = 0

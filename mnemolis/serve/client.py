@@ -4,7 +4,7 @@ A one-shot ask that starts the assistant in-process imports spaCy, compiles
 the intents and connects every source: one to three seconds here, several
 times that on a Pi. A running daemon has done all that already, so the CLI
 asks it instead, at the cost of a Python start and one request. This module
-uses the standard library only, and `mnemolis.cli` imports it before
+uses the standard library only, and `mnemolis.cli.main` imports it before
 anything heavy.
 
 Where the daemon is: the unix socket of ``http.socket`` (`socket_candidates`:

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.announce import Announcer
-from mnemolis.answer import Answer
-from mnemolis.assistant import Assistant
 from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcer
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.answer import Answer
+from mnemolis.runtime.assistant import Assistant
 from mnemolis.serve.settings import ServeSettings, load_serve_settings
 from mnemolis.serve.wire import dumps
 

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.announce import Announcement
-from mnemolis.answer import Answer, Outcome
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcement
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.answer import Answer, Outcome
 from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.mqtt_api import asks_for_yes
 from mnemolis.serve.mqtt_client import Message, ServeMqtt

@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from mnemolis import __version__
-from mnemolis.origin import Origin
+from mnemolis.core.origin import Origin
 from mnemolis.serve.client import daemon_socket, mismatch
 from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.http_events import EventStreams

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from mnemolis.announce import Announcement
+from mnemolis.core.announce import Announcement
 from mnemolis.serve.wire import dumps
 
 log = logging.getLogger(__name__)

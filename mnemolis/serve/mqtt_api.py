@@ -30,9 +30,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from mnemolis.announce import Announcement
-from mnemolis.answer import Answer
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcement
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.answer import Answer
 from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.mqtt_client import Message, ServeMqtt
 from mnemolis.serve.requests import (

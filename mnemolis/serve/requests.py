@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.answer import Answer
+from mnemolis.runtime.answer import Answer
 from mnemolis.serve.wire import NotJson, clean_text, dumps_bytes, loads, lone_surrogate
 
 #: JSON types an ``id`` may have (echoed as it came).

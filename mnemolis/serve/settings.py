@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from mnemolis.bundled import bundled_source_yaml, merged
 from mnemolis.config import At, Config, ConfigError
+from mnemolis.config.bundled import bundled_source_yaml, merged
 
 STEM = "serve"
 TOKEN_ENV = "MNEMOLIS_TOKEN"

@@ -25,7 +25,7 @@ from wyoming.timer import TimerCancelled, TimerFinished, TimerStarted, TimerUpda
 from wyoming.version import __version__ as wyoming_version
 
 from mnemolis import __version__
-from mnemolis.announce import Announcement
+from mnemolis.core.announce import Announcement
 from mnemolis.serve.wire import NotJson, dumps_bytes, loads
 
 DESCRIPTION = "Mnemolis: compound home requests, offline encyclopedia, weather and clock"

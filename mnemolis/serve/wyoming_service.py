@@ -42,9 +42,9 @@ from wyoming.handle import Handled, NotHandled
 from wyoming.info import Describe
 from wyoming.ping import Ping, Pong
 
-from mnemolis.announce import Announcement
-from mnemolis.answer import Outcome
-from mnemolis.origin import Origin
+from mnemolis.core.announce import Announcement
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.answer import Outcome
 from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.listeners import describe, prepare_unix_path
 from mnemolis.serve.requests import LONE_SURROGATE

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from mnemolis.announce import Announcer
-from mnemolis.origin import Origin
-from mnemolis.plan import Part, Step
+from mnemolis.core.announce import Announcer
+from mnemolis.core.origin import Origin
+from mnemolis.core.plan import Part, Step
 
 if TYPE_CHECKING:
     from mnemolis.config import Config
-    from mnemolis.devices import DeviceRegistry
+    from mnemolis.core.devices import DeviceRegistry
 
 
 class Status(enum.StrEnum):

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from mnemolis.config import Config
 from mnemolis.config.home import registry_from_config
-from mnemolis.devices import DeviceRegistry
-from mnemolis.plan import Conditional, Part, Plan, Step
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.plan import Conditional, Part, Plan, Step
 from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemolis.devices import Device, Floor
+from mnemolis.core.devices import Device, Floor
 from mnemolis.understand.names import AREA_MARK, FLOOR_PREFIX, NameHit
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.config.questions import CLASS_DOMAINS
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.class_words import ClassHit
 from mnemolis.understand.names import NameHit
 from mnemolis.understand.question_scope import Scope

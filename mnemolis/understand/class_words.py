@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mnemolis.config import Config
 from mnemolis.config.questions import DeviceClass
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.slots import SlotFill
 from mnemolis.understand.text import TextPipeline, Token

@@ -15,7 +15,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from mnemolis.plan import Part, Plan
+from mnemolis.core.plan import Part, Plan
 
 #: Slots that name what a device request acts on; a new one replaces all of them.
 TARGET_SLOTS = ("device", "room")

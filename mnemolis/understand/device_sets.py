@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.config.questions import CLASS_DOMAINS
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.attributes import attribute_of_type
 from mnemolis.understand.class_scope import ClassScope, longer, none_of, same

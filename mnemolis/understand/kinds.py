@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, name_key
+from mnemolis.core.devices import Device, name_key
 from mnemolis.understand.names import NameHit, NameIndex
 
 

@@ -9,7 +9,7 @@ type word said makes the usual rules apply.
 
 from __future__ import annotations
 
-from mnemolis.devices import Device, name_key
+from mnemolis.core.devices import Device, name_key
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.names import NameHit, NameIndex
 

@@ -31,7 +31,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from mnemolis.config import Config
-from mnemolis.devices import Device, DeviceRegistry, Floor, name_key
+from mnemolis.core.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.meaningful_words import meaningful_words
 from mnemolis.understand.name_memo import NameMemo, device_named, of_type

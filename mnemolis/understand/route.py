@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.device_sets import CLASS_IN_AREA, DeviceSets
 from mnemolis.understand.intents import Match

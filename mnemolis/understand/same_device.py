@@ -10,8 +10,8 @@ do what it asks; otherwise it is resolved (or asked about) on its own.
 from __future__ import annotations
 
 from mnemolis.config import Config
-from mnemolis.devices import DeviceRegistry
-from mnemolis.plan import Part
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 
 #: Slots that are no value of their own ("which ones", "are any on").

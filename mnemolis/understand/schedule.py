@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.plan import When
+from mnemolis.core.plan import When
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.intents import Match
 from mnemolis.understand.names import NameIndex

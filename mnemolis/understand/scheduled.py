@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.plan import Part, When
+from mnemolis.core.plan import Part, When
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.route import Routed, Router
 from mnemolis.understand.schedule import TIMED_TYPES, TimeReader, TimeSpan

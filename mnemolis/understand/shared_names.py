@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.names import NameHit, NameIndex
 

@@ -10,7 +10,7 @@ question rather than a guess.
 from __future__ import annotations
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.devices import Device, DeviceRegistry
-from mnemolis.plan import Part
+from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.state_words import fit_state

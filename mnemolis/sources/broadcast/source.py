@@ -14,11 +14,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.announce import Announcement, Announcer
-from mnemolis.bundled import bundled_source_yaml, fill, merged
 from mnemolis.config import At, Config, ConfigError, as_mapping
-from mnemolis.origin import Origin
-from mnemolis.plan import Part
+from mnemolis.config.bundled import bundled_source_yaml, fill, merged
+from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.origin import Origin
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, Level, PartAnswer, Request, Status, Truth
 
 log = logging.getLogger(__name__)

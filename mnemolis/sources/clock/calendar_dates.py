@@ -14,7 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from mnemolis.config import At
-from mnemolis.days import WEEKDAY_SLOTS, CalendarWords
+from mnemolis.core.days import WEEKDAY_SLOTS, CalendarWords
 
 WEEK = 7
 _FIXED = re.compile(r"^(\d{1,2})-(\d{1,2})$")

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from datetime import tzinfo
+from typing import Protocol
 
 from mnemolis.sources.base import Finding, Level
 
-if TYPE_CHECKING:
-    from mnemolis.sources.clock.source import ClockSource
+
+class _Zoned(Protocol):
+    @property
+    def timezone(self) -> tzinfo: ...
 
 
-def diagnose(clock: ClockSource) -> Finding:
+class Checked(Protocol):
+    """What the doctor reads of the clock source (it never imports the source back)."""
+
+    @property
+    def settings(self) -> _Zoned | None: ...
+    @property
+    def problem(self) -> str | None: ...
+
+
+def diagnose(clock: Checked) -> Finding:
     if clock.settings is None:
         return Finding(
             "clock", Level.BROKEN, clock.problem or "misconfigured", "fix sources/clock.yaml"

@@ -17,10 +17,10 @@ from functools import cache
 from typing import Any
 
 from mnemolis.config import At, Config, ConfigError
-from mnemolis.days import WEEKDAY_SLOTS, calendar_words, resolve_day
-from mnemolis.package_data import load_package_yaml
-from mnemolis.plan import Part
-from mnemolis.sentences import capitalise
+from mnemolis.core.days import WEEKDAY_SLOTS, calendar_words, resolve_day
+from mnemolis.core.package_data import load_package_yaml
+from mnemolis.core.plan import Part
+from mnemolis.core.sentences import capitalise
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Status, Truth
 from mnemolis.sources.clock.calendar_dates import DateReader, Holiday, NamedDate, load_holidays
 

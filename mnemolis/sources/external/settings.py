@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.bundled import fill
 from mnemolis.config import At, Config
+from mnemolis.config.bundled import fill
 from mnemolis.config.intents import closest
 from mnemolis.config.problems import Problems
 from mnemolis.config.routines import check_topic

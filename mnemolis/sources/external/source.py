@@ -21,7 +21,7 @@ from typing import Any
 
 from mnemolis.config import Config
 from mnemolis.config.templates import TemplateFailed, render
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import (
     Evaluation,
     PartAnswer,

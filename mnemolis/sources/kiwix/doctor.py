@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from mnemolis.sources.base import Finding, Level, some_names
 
-if TYPE_CHECKING:
-    from mnemolis.sources.kiwix.source import KiwixSource
+
+class _Book(Protocol):
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def usable(self) -> bool: ...
 
 
-def diagnose(kiwix: KiwixSource) -> Finding:
+class Checked(Protocol):
+    """What the doctor reads of the Kiwix source (it never imports the source back)."""
+
+    @property
+    def states(self) -> Sequence[_Book]: ...
+    @property
+    def problems(self) -> list[str]: ...
+
+
+def diagnose(kiwix: Checked) -> Finding:
     usable = [s.name or s.where for s in kiwix.states if s.usable]
     problems = kiwix.problems
     fix = "check books: and url: in sources/kiwix.yaml (or MNEMOLIS_KIWIX)"

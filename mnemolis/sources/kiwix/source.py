@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Status, Truth
 from mnemolis.sources.kiwix.book import Book, KiwixError
 from mnemolis.sources.kiwix.http import KiwixServer, RemoteBook, seconds

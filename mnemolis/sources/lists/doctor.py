@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mnemolis.sources.base import Finding, Level
-from mnemolis.sources.lists.store import StoreError
-
-if TYPE_CHECKING:
-    from mnemolis.sources.lists.source import ListsSource
+from mnemolis.sources.lists.settings import ListsSettings
+from mnemolis.sources.lists.store import ListStore, StoreError
 
 
-async def diagnose(lists: ListsSource) -> list[Finding]:
+class Checked(Protocol):
+    """What the doctor reads of the lists source (it never imports the source back)."""
+
+    @property
+    def settings(self) -> ListsSettings | None: ...
+    @property
+    def store(self) -> ListStore | None: ...
+    @property
+    def problem(self) -> str | None: ...
+
+
+async def diagnose(lists: Checked) -> list[Finding]:
     settings, store = lists.settings, lists.store
     if settings is None or store is None:
         text = lists.problem or "the lists source is not set up"

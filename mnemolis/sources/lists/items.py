@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from mnemolis.phrasing import Words, ends, phrases, starts
 from mnemolis.sources.lists.settings import ListsSettings, ListWords
+from mnemolis.sources.phrasing import Words, ends, phrases, starts
 
 GLUE = "\x00"  # joins the words of a name that must not be split
 _PUNCT = re.compile(r"[^\w\s',&-]+")

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.bundled import bundled_source_yaml, merged
 from mnemolis.config import At, Config, as_mapping
-from mnemolis.phrasing import Sentences, phrases
+from mnemolis.config.bundled import bundled_source_yaml, merged
+from mnemolis.sources.phrasing import Sentences, phrases
 
 KNOWN_KEYS = (
     "file",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Status, Truth
 from mnemolis.sources.lists.items import ListReader, ListRequest, item_key
 from mnemolis.sources.lists.settings import ListsSettings, load_lists_settings

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from mnemolis.devices import Device
-from mnemolis.plan import Part
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, PartAnswer, Status, Truth
 from mnemolis.sources.mqtt import codec
 from mnemolis.sources.mqtt.sets import SetAnswers, set_question

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.devices import Device
-from mnemolis.sources.mqtt.discovery.common import BadConfig, check_subscription
+from mnemolis.core.devices import Device
+from mnemolis.sources.mqtt.announced import BadConfig, check_subscription
 from mnemolis.sources.mqtt.templates import ENGINE, TemplateError, check
 
 MAX_TOPICS = 8

@@ -67,7 +67,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mnemolis.devices import TYPE_ACTIONS, Device
+from mnemolis.core.devices import TYPE_ACTIONS, Device
 from mnemolis.sources.mqtt import yaml_wire
 from mnemolis.sources.mqtt.schemas import platform_named, z2m_json
 from mnemolis.sources.mqtt.schemas.base import STATE_ROLES, Platform, value

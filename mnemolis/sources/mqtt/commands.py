@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from mnemolis.devices import TYPE_ACTIONS, Device
-from mnemolis.plan import Part
+from mnemolis.core.devices import TYPE_ACTIONS, Device
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status
 from mnemolis.sources.mqtt import codec
 from mnemolis.sources.mqtt.state import DeviceState

@@ -3,15 +3,33 @@ and how many announced configs were refused (and why, for the first few)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.mqtt_connection.link import MqttLink
 from mnemolis.sources.base import Finding, Level, some_names
+from mnemolis.sources.mqtt.announced import Refusal
+from mnemolis.sources.mqtt.settings import MqttSettings
+from mnemolis.sources.mqtt.state import DeviceState, DiscoveryReport
 
-if TYPE_CHECKING:
-    from mnemolis.sources.mqtt.source import DiscoveryReport, MqttSource
+
+class Checked(Protocol):
+    """What the doctor reads of the MQTT source (it never imports the source back)."""
+
+    @property
+    def last_report(self) -> DiscoveryReport | None: ...
+    @property
+    def settings(self) -> MqttSettings: ...
+    @property
+    def link(self) -> MqttLink: ...
+    @property
+    def registry(self) -> DeviceRegistry: ...
+    async def wait_for_devices(self, timeout_s: float | None = None) -> DiscoveryReport: ...
+    def state_of(self, device_id: str) -> DeviceState | None: ...
+    def refusals(self) -> list[Refusal]: ...
 
 
-async def diagnose(mqtt: MqttSource) -> list[Finding]:
+async def diagnose(mqtt: Checked) -> list[Finding]:
     report = mqtt.last_report or await mqtt.wait_for_devices()
     findings = [_broker(mqtt, report)]
     refused = mqtt.refusals()
@@ -28,7 +46,7 @@ async def diagnose(mqtt: MqttSource) -> list[Finding]:
     return findings
 
 
-def _broker(mqtt: MqttSource, report: DiscoveryReport) -> Finding:
+def _broker(mqtt: Checked, report: DiscoveryReport) -> Finding:
     address = mqtt.settings.broker.address
     if not report.connected:
         reason = mqtt.link.last_error or "no answer"

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 
 import paho.mqtt.client as mqtt
 
-from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry, slugify
+from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry, slugify
 from mnemolis.sources.mqtt import availability, codec
-from mnemolis.sources.mqtt.discovery.common import Discovered, Refusal, has_wildcard
+from mnemolis.sources.mqtt.announced import Discovered, Refusal, has_wildcard
 
 log = logging.getLogger(__name__)
 

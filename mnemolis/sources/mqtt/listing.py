@@ -1,4 +1,4 @@
-"""`mnemolis devices`: every device known over MQTT, and every config that was refused.
+"""What `mnemolis devices` lists: every device known over MQTT, and every config that was refused.
 
 For each device: its name, type, area and floor, where it came from (YAML,
 Home Assistant discovery, zigbee2mqtt), what it can do (its actions and
@@ -9,45 +9,14 @@ This module stays light: the source loads only when the command runs.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mnemolis.config import Config
-    from mnemolis.devices import Device, DeviceRegistry
+    from mnemolis.core.devices import Device, DeviceRegistry
     from mnemolis.sources.mqtt.settings import MqttSettings
     from mnemolis.sources.mqtt.source import MqttSource
-
-
-def add_devices_parser(sub: Any) -> None:
-    """Register ``mnemolis devices`` on the CLI's subparsers."""
-    p = sub.add_parser(
-        "devices",
-        help="list the devices known over MQTT, and the configs that were refused",
-        description="Connect to the broker, wait for the retained announcements and states, "
-        "and list every device (name, type, area, floor, origin, what it can do, last state "
-        "and its age) and every announced config that was refused, with the reason.",
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--wait", type=float, default=None, help="seconds to wait for announcements")
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_devices)
-
-
-def cmd_devices(args: argparse.Namespace) -> int:
-    from mnemolis.cli import _load
-
-    config = _load(args)
-    listing = asyncio.run(collect(config, args.wait))
-    if args.json:
-        print(json.dumps(listing, ensure_ascii=False, indent=2))
-    else:
-        for line in format_listing(listing):
-            print(line)
-    return 0 if listing["connected"] else 1
 
 
 def floor_of(registry: DeviceRegistry, device: Device) -> str | None:
@@ -63,7 +32,7 @@ def floor_of(registry: DeviceRegistry, device: Device) -> str | None:
 
 
 def describe_device(source: MqttSource, device: Device, now: float) -> dict[str, Any]:
-    from mnemolis.devices import TYPE_ACTIONS
+    from mnemolis.core.devices import TYPE_ACTIONS
 
     state = source.state_of(device.id)
     age = state.age(now) if state is not None else None

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.bundled import Fields, bundled_source_yaml, merged
 from mnemolis.config import Config
-from mnemolis.devices import Device
+from mnemolis.config.bundled import Fields, bundled_source_yaml, merged
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.wire import Color, format_number, number
 
 log = logging.getLogger(__name__)

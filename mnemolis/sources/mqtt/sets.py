@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mnemolis.devices import Device
-from mnemolis.plan import Part
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Status
 from mnemolis.sources.mqtt.truth import state_matches
 

@@ -19,44 +19,31 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from mnemolis.config import Config, ConfigError, line_of
-from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
+from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.mqtt_connection.link import MqttLink
-from mnemolis.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, SensorReading, Status
 from mnemolis.sources.mqtt import availability, codec, yaml_wire
+from mnemolis.sources.mqtt.announced import BadConfig, Discovered, Refusal, check_topic
 from mnemolis.sources.mqtt.answers import Answers
 from mnemolis.sources.mqtt.commands import Commands
-from mnemolis.sources.mqtt.discovery.common import BadConfig, Discovered, Refusal, check_topic
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
 from mnemolis.sources.mqtt.known import KnownDevices, Route, RouteTable, routes_for
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.settings import MqttSettings, load_mqtt_settings
-from mnemolis.sources.mqtt.state import DeviceState, StateCache
+from mnemolis.sources.mqtt.state import DeviceState, DiscoveryReport, StateCache
 from mnemolis.sources.mqtt.values import Values
 
 log = logging.getLogger(__name__)
 
 SOURCE = "mqtt"
 COMPLAINT_EVERY_S = 60.0
-
-
-@dataclass
-class DiscoveryReport:
-    """What a one-shot caller learned while waiting for retained messages."""
-
-    connected: bool
-    complete: bool  # every retained config and state arrived before the deadline
-    devices: int
-    discovered: int
-    ms: float
-    refused: int = 0
 
 
 class MqttSource:

@@ -170,3 +170,15 @@ class StateCache:
                 watches.remove(watch)
                 if not watches:
                     del self._watches[watch.device_id]
+
+
+@dataclass
+class DiscoveryReport:
+    """What a one-shot caller learned while waiting for retained messages."""
+
+    connected: bool
+    complete: bool  # every retained config and state arrived before the deadline
+    devices: int
+    discovered: int
+    ms: float
+    refused: int = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 
 #: Words asked about a device that are its canonical states as they are.
 DIRECT = {

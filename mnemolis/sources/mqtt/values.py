@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
-from mnemolis.plan import Part
+from mnemolis.core.devices import Device
+from mnemolis.core.plan import Part
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.wire import Act, number
 

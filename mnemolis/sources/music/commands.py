@@ -16,7 +16,7 @@ from typing import Any
 
 import mpd
 
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Status
 from mnemolis.sources.music.library import Library, Selection, enqueue
 from mnemolis.sources.music.muted import MuteMemory

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mnemolis.sources.base import Finding, Level
-from mnemolis.sources.music.mpd_link import PlayerDown, PlayerRefused
+from mnemolis.sources.music.mpd_link import MpdLink, PlayerDown, PlayerRefused
+from mnemolis.sources.music.settings import MusicSettings
 
 if TYPE_CHECKING:
     import mpd
 
-    from mnemolis.sources.music.source import MusicSource
+
+class Checked(Protocol):
+    """What the doctor reads of the music source (it never imports the source back)."""
+
+    @property
+    def settings(self) -> MusicSettings | None: ...
+    @property
+    def problem(self) -> str | None: ...
+    @property
+    def links(self) -> Mapping[str, MpdLink]: ...
+
 
 FIX = "start MPD there, or fix host: and port: in sources/music.yaml (or MNEMOLIS_MPD)"
 
@@ -21,7 +33,7 @@ def _stats(client: mpd.MPDClient) -> dict[str, Any]:
     return stats
 
 
-async def diagnose(music: MusicSource) -> list[Finding]:
+async def diagnose(music: Checked) -> list[Finding]:
     settings = music.settings
     if settings is None:
         text = music.problem or "the music source is not set up"

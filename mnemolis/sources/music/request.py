@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.phrasing import Words, ends, starts
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.music.words import MusicWords
+from mnemolis.sources.phrasing import Words, ends, starts
 
 _EDGE_PUNCT = ',.;:!?"“”()'
 

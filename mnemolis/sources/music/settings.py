@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mnemolis.bundled import bundled_source_yaml, merged
 from mnemolis.config import At, Config, ConfigError, as_mapping
+from mnemolis.config.bundled import bundled_source_yaml, merged
 from mnemolis.sources.music.words import MusicReplies, MusicWords
 
 ENV_ADDRESS = "MNEMOLIS_MPD"

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.devices import DeviceRegistry
-from mnemolis.plan import Part
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Status, Truth
 from mnemolis.sources.music.commands import COMMANDS, Reply, Turn
 from mnemolis.sources.music.library import Library

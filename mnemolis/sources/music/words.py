@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.phrasing import Sentences, phrases
+from mnemolis.sources.phrasing import Sentences, phrases
 
 KINDS = ("playlist", "artist", "album", "genre", "title")
 

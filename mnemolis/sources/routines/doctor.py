@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import urllib.parse
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from mnemolis.config import Config
 from mnemolis.config.routines import CallStep, DeviceStep, PublishStep, SayStep, walk
 from mnemolis.sources.base import Finding, Level, Publishes, some_names
+from mnemolis.sources.routines.run import Tools
 
-if TYPE_CHECKING:
-    from mnemolis.sources.routines.source import RoutinesSource
+
+class Checked(Protocol):
+    """What the doctor reads of the routines source (it never imports the source back)."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def tools(self) -> Tools: ...
+
 
 CONNECT_S = 1.0
 
@@ -30,7 +39,7 @@ async def _reachable(url: str) -> str | None:
     return None
 
 
-async def diagnose(source: RoutinesSource) -> list[Finding]:
+async def diagnose(source: Checked) -> list[Finding]:
     intents = source.config.intents.values()
     routines = [i for i in intents if i.is_routine and i.steps is not None]
     replies = [i for i in routines if all(isinstance(s, SayStep) for s in i.steps or [])]

@@ -36,8 +36,8 @@ from mnemolis.config.routines import (
     kind_of,
 )
 from mnemolis.config.templates import TemplateFailed, render
-from mnemolis.devices import TYPE_ACTIONS, Device, DeviceRegistry
-from mnemolis.plan import Part
+from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import Publishes, ReadsSensors, Request, Source, Status, Truth
 from mnemolis.sources.routines.settings import RoutineSettings
 from mnemolis.sources.routines.webhook import call_webhook

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.bundled import fill
 from mnemolis.config import At, Config, ConfigError
+from mnemolis.config.bundled import fill
 from mnemolis.config.intents import closest
 from mnemolis.config.problems import Problems
 

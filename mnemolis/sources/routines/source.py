@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.devices import DeviceRegistry
-from mnemolis.plan import Part
-from mnemolis.sentences import as_sentence
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.plan import Part
+from mnemolis.core.sentences import as_sentence
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Source, Status, Truth
 from mnemolis.sources.routines.run import Numbered, RoutineRun, StepReport, Tools, numbered
 from mnemolis.sources.routines.settings import RoutineSettings

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from mnemolis.plan import Part, When
+from mnemolis.core.plan import Part, When
 from mnemolis.sources.base import PartAnswer, Request, Status
 from mnemolis.sources.timers.store import Item
 from mnemolis.sources.timers.times import Due, resolve

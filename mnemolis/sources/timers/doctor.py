@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 from mnemolis.sources.base import Finding, Level
+from mnemolis.sources.timers.settings import TimersSettings
+from mnemolis.sources.timers.store import Item, Store
 
-if TYPE_CHECKING:
-    from mnemolis.sources.timers.source import TimersSource
+
+class Checked(Protocol):
+    """What the doctor reads of the timers source (it never imports the source back)."""
+
+    @property
+    def settings(self) -> TimersSettings | None: ...
+    @property
+    def store(self) -> Store | None: ...
+    @property
+    def problem(self) -> str | None: ...
+    @property
+    def items(self) -> Mapping[str, Item]: ...
 
 
-def diagnose(timers: TimersSource) -> Finding:
+def diagnose(timers: Checked) -> Finding:
     if timers.settings is None:
         return Finding(
             "timers", Level.BROKEN, timers.problem or "misconfigured", "fix sources/timers.yaml"

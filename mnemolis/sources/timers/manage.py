@@ -7,7 +7,7 @@ among several, the conversation's own, else the answer asks which.
 
 from __future__ import annotations
 
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status
 from mnemolis.sources.timers.answering import Answering, positive_number
 from mnemolis.sources.timers.store import Item

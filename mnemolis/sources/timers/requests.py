@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from mnemolis.plan import Conditional, Part
+from mnemolis.core.plan import Conditional, Part
 from mnemolis.sources.base import PartAnswer, Request, Status, Truth
 from mnemolis.sources.timers.answering import SOURCE, positive_number, without_words
 from mnemolis.sources.timers.manage import Managing

@@ -14,8 +14,8 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from mnemolis.bundled import bundled_source_yaml, merged
 from mnemolis.config import At, Config
+from mnemolis.config.bundled import bundled_source_yaml, merged
 
 STEM = "timers"
 CLOCK_STEM = "clock"
@@ -31,7 +31,7 @@ class Replies:
     weekdays: tuple[str, ...]
 
     def say(self, key: str, **fields: Any) -> str:
-        from mnemolis.bundled import Fields
+        from mnemolis.config.bundled import Fields
 
         return self.sentences[key].format_map(Fields(fields))
 

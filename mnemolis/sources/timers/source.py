@@ -24,10 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mnemolis.announce import Announcement, Announcer
 from mnemolis.config import Config, ConfigError
-from mnemolis.devices import DeviceRegistry
-from mnemolis.plan import Conditional, Part, Step
+from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.plan import Conditional, Part, Step
 from mnemolis.sources.base import (
     Evaluation,
     Finding,

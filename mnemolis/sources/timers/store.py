@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemolis.origin import Origin
+from mnemolis.core.origin import Origin
 
 KINDS = ("timer", "alarm", "reminder", "scheduled", "watch")
 LIVE = ("active", "paused")

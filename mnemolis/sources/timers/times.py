@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from mnemolis.days import WEEKDAY_SLOTS, resolve_day
-from mnemolis.plan import When
+from mnemolis.core.days import WEEKDAY_SLOTS, resolve_day
+from mnemolis.core.plan import When
 from mnemolis.sources.timers.settings import Replies
 
 DAY_S = 86400

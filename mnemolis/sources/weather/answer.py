@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mnemolis.days import calendar_words, resolve_day
+from mnemolis.core.days import calendar_words, resolve_day
 from mnemolis.sources.base import Truth
 from mnemolis.sources.weather.forecast import Conditions, Forecast, Units, to_metric
 from mnemolis.sources.weather.judge import Judge, Judgment

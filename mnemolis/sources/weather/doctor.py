@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from mnemolis.plan import Part
-from mnemolis.sources.base import Finding, Level, Request, Status
-
-if TYPE_CHECKING:
-    from mnemolis.sources.weather.source import WeatherSource
+from mnemolis.core.plan import Part
+from mnemolis.sources.base import Finding, Level, PartAnswer, Request, Status
+from mnemolis.sources.weather.settings import WeatherSettings
 
 
-async def diagnose(weather: WeatherSource) -> Finding:
+class Checked(Protocol):
+    """What the doctor reads of the weather source (it never imports the source back)."""
+
+    @property
+    def settings(self) -> WeatherSettings | None: ...
+    @property
+    def problem(self) -> str | None: ...
+    async def answer(self, part: Part, request: Request) -> PartAnswer: ...
+
+
+async def diagnose(weather: Checked) -> Finding:
     settings = weather.settings
     fix = "check the network, or base_url: in sources/weather.yaml (or MNEMOLIS_WEATHER_URL)"
     if settings is None:

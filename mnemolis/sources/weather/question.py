@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.weather.words import QuestionCues
 
 METRICS = ("rain", "snow", "temperature", "wind", "sun", "cloud", "humidity", "fog")

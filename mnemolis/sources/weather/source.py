@@ -20,8 +20,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.days import calendar_words
-from mnemolis.plan import Part
+from mnemolis.core.days import calendar_words
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import (
     Evaluation,
     Finding,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from mnemolis.package_data import load_package_yaml
+from mnemolis.core.package_data import load_package_yaml
 
 _FORMATTER = string.Formatter()
 

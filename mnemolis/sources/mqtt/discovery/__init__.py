@@ -2,14 +2,14 @@
 
 `abbreviations` is Home Assistant's table of short keys, `homeassistant`
 reads discovery configs the way Home Assistant does, `zigbee2mqtt` reads the
-bridge's device list, and `common` holds what they share: topic checks,
-names, and the `Discovered` result with its `Refusal`s. The parsers are
-imported from their modules (the platform schemas import `common`).
+bridge's device list; what they share (topic checks, names, and the
+`Discovered` result with its `Refusal`s) is `mqtt.announced`, below both the
+parsers and the platform schemas. The parsers are imported from their modules.
 """
 
 from __future__ import annotations
 
-from mnemolis.sources.mqtt.discovery.common import (
+from mnemolis.sources.mqtt.announced import (
     BadConfig,
     Discovered,
     Refusal,

@@ -20,10 +20,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.devices import Device, slugify
+from mnemolis.core.devices import Device, slugify
 from mnemolis.sources.mqtt import availability
-from mnemolis.sources.mqtt.discovery.abbreviations import expand
-from mnemolis.sources.mqtt.discovery.common import (
+from mnemolis.sources.mqtt.announced import (
     BadConfig,
     Discovered,
     Refusal,
@@ -31,6 +30,7 @@ from mnemolis.sources.mqtt.discovery.common import (
     spoken,
     words,
 )
+from mnemolis.sources.mqtt.discovery.abbreviations import expand
 from mnemolis.sources.mqtt.schemas import platform_named
 from mnemolis.sources.mqtt.schemas.base import STATE_ROLES, Options
 

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mnemolis.devices import Device, slugify
-from mnemolis.sources.mqtt.discovery.common import (
+from mnemolis.core.devices import Device, slugify
+from mnemolis.sources.mqtt.announced import (
     NAME_MAX,
     BadConfig,
     Discovered,

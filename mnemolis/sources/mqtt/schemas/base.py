@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import templates
-from mnemolis.sources.mqtt.discovery.common import BadConfig, check_subscription, check_topic
+from mnemolis.sources.mqtt.announced import BadConfig, check_subscription, check_topic
 from mnemolis.sources.mqtt.templates import ENGINE, TemplateError
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, payload_bytes
 

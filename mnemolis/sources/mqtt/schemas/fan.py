@@ -12,8 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
-from mnemolis.sources.mqtt.discovery.common import BadConfig
+from mnemolis.core.devices import Device
+from mnemolis.sources.mqtt.announced import BadConfig
 from mnemolis.sources.mqtt.schemas.base import (
     Options,
     Platform,

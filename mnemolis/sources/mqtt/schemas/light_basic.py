@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import colors
 from mnemolis.sources.mqtt.schemas import light_common as common
 from mnemolis.sources.mqtt.schemas.base import (

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import colors
 from mnemolis.sources.mqtt.schemas.base import Options
 from mnemolis.sources.mqtt.wire import Act, Unsupported, brightness_to_percent, number

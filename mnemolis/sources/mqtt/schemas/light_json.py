@@ -18,9 +18,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import colors
-from mnemolis.sources.mqtt.discovery.common import BadConfig
+from mnemolis.sources.mqtt.announced import BadConfig
 from mnemolis.sources.mqtt.schemas import light_common as common
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, require
 from mnemolis.sources.mqtt.wire import Act, Command, json_dumps, number, value_to_brightness

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import colors
-from mnemolis.sources.mqtt.discovery.common import BadConfig
+from mnemolis.sources.mqtt.announced import BadConfig
 from mnemolis.sources.mqtt.schemas import light_common as common
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, require, value
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Act, Command, number

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
-from mnemolis.sources.mqtt.discovery.common import BadConfig
+from mnemolis.core.devices import Device
+from mnemolis.sources.mqtt.announced import BadConfig
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, value
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Act, Command, Unsupported, number
 

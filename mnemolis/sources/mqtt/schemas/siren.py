@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, one_of, require, value
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Act, Command, Unsupported, json_dumps
 

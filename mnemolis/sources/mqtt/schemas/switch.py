@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, on_off, require, value
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported
 

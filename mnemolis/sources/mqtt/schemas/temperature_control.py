@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.schemas.base import Options, command, one_of
 from mnemolis.sources.mqtt.wire import PAYLOAD_NONE, Command, Unsupported, number
 

@@ -15,8 +15,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
-from mnemolis.sources.mqtt.discovery.common import BadConfig
+from mnemolis.core.devices import Device
+from mnemolis.sources.mqtt.announced import BadConfig
 from mnemolis.sources.mqtt.schemas.base import Options, Platform, command, one_of
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, number
 

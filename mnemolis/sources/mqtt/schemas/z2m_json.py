@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt.schemas.base import one_of
 from mnemolis.sources.mqtt.wire import (
     Act,

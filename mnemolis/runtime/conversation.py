@@ -17,8 +17,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mnemolis.assistant_settings import AssistantSettings
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
+from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.understand.context import Context
 
 _WORDS = re.compile(r"[\w']+")

@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mnemolis.announce import Announcement
-    from mnemolis.answer import Answer
-    from mnemolis.assistant import Assistant
+    from mnemolis.core.announce import Announcement
+    from mnemolis.runtime.answer import Answer
+    from mnemolis.runtime.assistant import Assistant
 
 #: The chat's prompt.
 PROMPT = "> "
@@ -78,7 +78,7 @@ async def converse(
     assistant: Assistant, as_json: bool, front_end: str = "chat", room: str | None = None
 ) -> int:
     """The chat loop: one turn a line of standard input, until its end or a quit word."""
-    from mnemolis.origin import Origin
+    from mnemolis.core.origin import Origin
 
     interactive = sys.stdin.isatty()
     if interactive:

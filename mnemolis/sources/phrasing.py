@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from mnemolis.bundled import Fields, merged
+from mnemolis.config.bundled import Fields, merged
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ same run as `mnemolis check`) and the assistant's own sentences.
 
 from __future__ import annotations
 
-from mnemolis.assistant import Assistant
-from mnemolis.assistant_settings import declined_without_sentence
-from mnemolis.examples import run_examples
+from mnemolis.cli.examples import run_examples
+from mnemolis.runtime.assistant import Assistant
+from mnemolis.runtime.settings import declined_without_sentence
 from mnemolis.sources.base import Diagnosable, Finding, Level, some_names
 
 __all__ = ["Finding", "Level", "diagnose", "format_findings"]

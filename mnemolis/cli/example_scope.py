@@ -32,7 +32,7 @@ from typing import Any
 
 from mnemolis.config import Config, bundled_config_dir, load_config
 from mnemolis.config.intents import Example
-from mnemolis.devices import Device, DeviceRegistry, name_key
+from mnemolis.core.devices import Device, DeviceRegistry, name_key
 
 #: Slot types whose values are the home's own devices and areas.
 HOME_SLOT_TYPES = ("device", "room")

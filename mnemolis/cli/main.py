@@ -19,14 +19,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemolis.config_dir import bundled_config_dir
+from mnemolis.core.config_dir import bundled_config_dir
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
-    from mnemolis.answer import Answer
+    from mnemolis.cli.doctor import Finding
     from mnemolis.config import Config
+    from mnemolis.core.plan import Part, Plan
     from mnemolis.demo.home import DemoHome
-    from mnemolis.doctor import Finding
-    from mnemolis.plan import Part, Plan
+    from mnemolis.runtime.answer import Answer
     from mnemolis.understand import Understander
 
 EXIT_OK = 0
@@ -116,7 +116,7 @@ def _format_part(part: Part, indent: str) -> list[str]:
 
 
 def format_plan(plan: Plan) -> list[str]:
-    from mnemolis.plan import Conditional
+    from mnemolis.core.plan import Conditional
 
     lines = []
     for n, step in enumerate(plan.steps, 1):
@@ -164,7 +164,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from mnemolis.check import run_check
+    from mnemolis.cli.check import run_check
 
     return run_check(args.config, args.where)
 
@@ -190,14 +190,14 @@ def _quiet_logs() -> None:
 
 
 def _print_answer(answer: Answer, as_json: bool) -> None:
-    from mnemolis.chat_loop import print_answer
+    from mnemolis.cli.chat import print_answer
 
     print_answer(answer, as_json)
 
 
 async def _ask_once(config: Config, text: str, room: str | None) -> Answer:
-    from mnemolis.assistant import Assistant
-    from mnemolis.origin import Origin
+    from mnemolis.core.origin import Origin
+    from mnemolis.runtime.assistant import Assistant
 
     async with Assistant.running(
         config, one_shot=True, extras=source_extras(), answers_once=True
@@ -226,15 +226,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 async def _chat(config: Config, as_json: bool, room: str | None) -> int:
-    from mnemolis.assistant import Assistant
-    from mnemolis.chat_loop import converse
+    from mnemolis.cli.chat import converse
+    from mnemolis.runtime.assistant import Assistant
 
     async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
         return await converse(assistant, as_json, room=room)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from mnemolis.chat_loop import turns
+    from mnemolis.cli.chat import turns
     from mnemolis.serve.cli_client import chat_through_daemon
 
     through_daemon = chat_through_daemon(args, turns)
@@ -246,8 +246,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 async def _doctor(config: Config) -> list[Finding]:
-    from mnemolis.assistant import Assistant
-    from mnemolis.doctor import diagnose
+    from mnemolis.cli.doctor import diagnose
+    from mnemolis.runtime.assistant import Assistant
 
     async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
         return await diagnose(assistant)
@@ -256,7 +256,7 @@ async def _doctor(config: Config) -> list[Finding]:
 def cmd_doctor(args: argparse.Namespace) -> int:
     config = _load(args)
     _quiet_logs()
-    from mnemolis.doctor import Level, format_findings
+    from mnemolis.cli.doctor import Level, format_findings
 
     findings = asyncio.run(_doctor(config))
     for line in format_findings(findings):
@@ -265,8 +265,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
-    from mnemolis.assistant import Assistant, default_sources
     from mnemolis.demo.home import intro
+    from mnemolis.runtime.assistant import Assistant, default_sources
     from mnemolis.sources.base import ANSWERS_ONCE
     from mnemolis.understand import registry_from_config
 
@@ -277,14 +277,14 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
         config, sources=sources, registry=registry, one_shot=True
     ) as assistant:
         if args.ask is not None:
-            from mnemolis.origin import Origin
+            from mnemolis.core.origin import Origin
 
             answer = await assistant.ask(args.ask, origin=Origin("demo", room=_room(args)))
             _print_answer(answer, args.json)
             return OUTCOME_EXIT[answer.outcome]
         if sys.stdin.isatty():
             print("\n".join(intro()), file=sys.stderr)
-        from mnemolis.chat_loop import converse
+        from mnemolis.cli.chat import converse
 
         return await converse(assistant, args.json, front_end="demo", room=_room(args))
 
@@ -429,9 +429,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     known = {*sub.choices, *OWN_PARSERS}
     if command is None or command not in known or command in OWN_PARSERS:
+        from mnemolis.cli.devices import add_devices_parser
         from mnemolis.evaluation.command import add_eval_parser
         from mnemolis.serve.command import add_serve_parser
-        from mnemolis.sources.mqtt.listing import add_devices_parser
 
         add_serve_parser(sub)
         add_eval_parser(sub)

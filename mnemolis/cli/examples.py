@@ -8,10 +8,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from mnemolis.cli.example_scope import HOME_SLOT_TYPES, HomeScope, Scope
 from mnemolis.config import Config
 from mnemolis.config.intents import Example
-from mnemolis.example_scope import HOME_SLOT_TYPES, HomeScope, Scope
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.understand import Understander
 
 

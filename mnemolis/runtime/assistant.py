@@ -20,17 +20,18 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from mnemolis.announce import Announcer
-from mnemolis.answer import Answer, PartResult, StepResult
-from mnemolis.assistant_settings import AssistantSettings
 from mnemolis.config import Config
-from mnemolis.conversation import Conversation, Conversations, Waiting, YesNo
-from mnemolis.devices import DeviceRegistry
-from mnemolis.execute import Executor
-from mnemolis.merge import merge
-from mnemolis.origin import Origin
-from mnemolis.plan import Part, Plan
-from mnemolis.sentences import as_sentence
+from mnemolis.core.announce import Announcer
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.origin import Origin
+from mnemolis.core.plan import Part, Plan
+from mnemolis.core.sentences import as_sentence
+from mnemolis.core.state_dir import state_dir
+from mnemolis.runtime.answer import Answer, PartResult, StepResult
+from mnemolis.runtime.conversation import Conversation, Conversations, Waiting, YesNo
+from mnemolis.runtime.execute import Executor
+from mnemolis.runtime.merge import merge
+from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.sources import registry as registry_of_sources
 from mnemolis.sources.base import (
     ANSWERS_ONCE,
@@ -41,7 +42,6 @@ from mnemolis.sources.base import (
     SourceContext,
     Status,
 )
-from mnemolis.state_dir import state_dir
 from mnemolis.understand import Understander, registry_from_config
 from mnemolis.understand.lookup import NameSource
 

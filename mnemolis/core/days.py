@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
-from mnemolis.package_data import load_package_yaml
+from mnemolis.core.package_data import load_package_yaml
 
 #: The weekday values of the `day` slot (intents/en/slots.yaml), Monday first.
 WEEKDAY_SLOTS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -25,11 +25,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from mnemolis.answer import PartResult, Role, StepResult
-from mnemolis.assistant_settings import AssistantSettings
-from mnemolis.origin import Origin
-from mnemolis.plan import Conditional, Part, Plan, Step
-from mnemolis.sentences import as_sentence, clause
+from mnemolis.core.origin import Origin
+from mnemolis.core.plan import Conditional, Part, Plan, Step
+from mnemolis.core.sentences import as_sentence, clause
+from mnemolis.runtime.answer import PartResult, Role, StepResult
+from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.sources.base import (
     Evaluation,
     KeepsForLater,

@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.plan import Part
+from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Status
 
 #: Statuses that count as answered: a fact said, an action done, a refusal by rule

@@ -28,7 +28,7 @@ from mnemolis.config.problems import Problems
 from mnemolis.config.routines import DeviceStep, IfStep, Step, TogetherStep, WaitStep, walk
 from mnemolis.config.templates import is_template
 from mnemolis.config.yaml_at import At
-from mnemolis.devices import TYPE_ACTIONS
+from mnemolis.core.devices import TYPE_ACTIONS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -64,8 +64,8 @@ def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckRe
     for error in home.problems.errors:
         problems.add(error)
     report.warnings = home.warnings
+    from mnemolis.cli.examples import ambiguous_examples, run_examples
     from mnemolis.evaluation.discovered import home_registry
-    from mnemolis.examples import ambiguous_examples, run_examples
     from mnemolis.understand import Understander
 
     try:  # the home `eval`, `parse` and the daemon see: with its discovery.jsonl
@@ -90,7 +90,7 @@ def check(root: str | None, where: Sequence[str] | None = None) -> tuple[CheckRe
 def _settings(config: Config, problems: Problems) -> None:
     """The files read by the assistant, the daemon and every source (the registry's
     checkers), checked as they will be read."""
-    from mnemolis.assistant_settings import AssistantSettings
+    from mnemolis.runtime.settings import AssistantSettings
     from mnemolis.serve.settings import load_serve_settings
     from mnemolis.sources import registry
 

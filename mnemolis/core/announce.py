@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.origin import Origin
+from mnemolis.core.origin import Origin
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.devices import Device
+from mnemolis.core.devices import Device
 
 NAME_MAX = 80
 

@@ -13,8 +13,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemolis.bundled import Fields, bundled_source_yaml, merged
 from mnemolis.config import At, Config
+from mnemolis.config.bundled import Fields, bundled_source_yaml, merged
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mnemolis.answer import Answer, StepResult
-from mnemolis.assistant_settings import AssistantSettings
-from mnemolis.sentences import as_sentence, fact_key, split_sentences
+from mnemolis.core.sentences import as_sentence, fact_key, split_sentences
+from mnemolis.runtime.answer import Answer, StepResult
+from mnemolis.runtime.settings import AssistantSettings
 
 
 def _fits(chosen: list[list[str]], extra: str, limit: int) -> bool:

@@ -19,7 +19,7 @@ CONFIG_ENV = "MNEMOLIS_CONFIG"
 
 def bundled_config_dir() -> Path:
     """The defaults shipped with Mnemolis (the checkout, or share/mnemolis)."""
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = Path(__file__).resolve().parent.parent.parent
     if (checkout / "intents").is_dir():
         return checkout
     return Path(sys.prefix) / "share" / "mnemolis"
