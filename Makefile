@@ -73,7 +73,7 @@ bench: venv
 # The documentation site (mkdocs.yml) into build/site: every link and anchor checked, and
 # any warning fails the build. Open build/site/index.html, or `.venv/bin/mkdocs serve`.
 docs: venv
-	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.
