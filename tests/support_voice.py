@@ -103,7 +103,7 @@ class GrammarRecogniser:
         self.decoder.process_raw(audio.pcm, full_utt=True)
         self.decoder.end_utt()
         hyp = self.decoder.hyp()
-        if hyp is None or not hyp.hypstr:
+        if hyp is None or hyp.hypstr not in self.sentences:  # none, or a path cut short
             return Heard("", 0.0, rejected="not a request I know", engine=self.name)
         return Heard(hyp.hypstr, self.confidence, engine=self.name)
 
