@@ -80,10 +80,13 @@ class GrammarRecogniser:
     """pocketsphinx with its general acoustic model and a grammar of ``sentences``: a real
     recogniser for the pipeline's tests (the project's own, compiled from the
     configuration, is `mnemolis.voice.recognise`, which judges its own confidence).
-    A grammar decoder gives no confidence worth the name: this one says ``confidence``."""
+    A grammar decoder gives no confidence worth the name: this one says ``confidence``, and
+    ``unsure_of`` for the sentences in ``unsure``."""
 
     sentences: tuple[str, ...]
     confidence: float = 0.9
+    unsure: tuple[str, ...] = ()
+    unsure_of: float = 0.4
     name: str = "pocketsphinx (test grammar)"
 
     def __post_init__(self) -> None:
@@ -105,7 +108,8 @@ class GrammarRecogniser:
         hyp = self.decoder.hyp()
         if hyp is None or hyp.hypstr not in self.sentences:  # none, or a path cut short
             return Heard("", 0.0, rejected="not a request I know", engine=self.name)
-        return Heard(hyp.hypstr, self.confidence, engine=self.name)
+        sure = self.unsure_of if hyp.hypstr in self.unsure else self.confidence
+        return Heard(hyp.hypstr, sure, engine=self.name)
 
 
 class FailingRecogniser:

@@ -189,19 +189,26 @@ class VoicePipeline:
     ) -> None:
         """Listen to ``source`` until it ends (or ``turns`` were answered): wake word,
         request, answer, and a follow-up without the wake word after a question. ``live``:
-        what the microphone heard while the answer was spoken is dropped."""
+        what arrived while a request was being answered and spoken is dropped (the
+        microphone hears the speaker)."""
         listener = Listener(
             self.kit.wake_word() if wake else None, self.kit.endpoint(), self.settings
         )
-        queue: asyncio.Queue[Audio | None] = asyncio.Queue()
+        queue: asyncio.Queue[tuple[Audio, float] | None] = asyncio.Queue()
         reader = asyncio.create_task(_read(source, queue))
         answered = 0
+        busy = (0.0, 0.0)  # while answering: what the microphone heard then is dropped
         try:
-            while (chunk := await queue.get()) is not None:
+            while (item := await queue.get()) is not None:
+                chunk, arrived = item
+                if live and busy[0] <= arrived <= busy[1]:
+                    continue  # the assistant's own voice, not a request
                 for event in listener.feed(chunk):
                     if on_event is not None:
                         on_event(event)
+                    began = time.monotonic()
                     turn = await self._on(event, listener)
+                    busy = (began, time.monotonic())
                     if turn is None:
                         continue
                     on_turn(turn)
@@ -210,8 +217,6 @@ class VoicePipeline:
                         return
                     if turn.answer is not None and turn.answer.outcome is Outcome.WAITING:
                         listener.listen_now()  # "Do you want me to ...?": no wake word
-                    if live:
-                        _drain(queue)
             ended = listener.finish()  # the stream ended in the middle of a request
             if ended is not None:
                 turn = await self._on(ended, listener)
@@ -250,20 +255,13 @@ class VoicePipeline:
                 await self.sink.play(sound)
 
 
-async def _read(source: AudioSource, queue: asyncio.Queue[Audio | None]) -> None:
+async def _read(source: AudioSource, queue: asyncio.Queue[tuple[Audio, float] | None]) -> None:
+    """The source's chunks, each with when it arrived (to drop what came while answering)."""
     try:
         async for chunk in source.chunks():
-            await queue.put(chunk)
+            await queue.put((chunk, time.monotonic()))
     finally:
         await queue.put(None)
-
-
-def _drain(queue: asyncio.Queue[Audio | None]) -> None:
-    """Drop what was heard while answering (the assistant's own voice), not the end."""
-    while not queue.empty():
-        if queue.get_nowait() is None:
-            queue.put_nowait(None)
-            return
 
 
 def _since(began: float) -> float:
