@@ -232,3 +232,34 @@ def test_the_microphone_conversation_follows_a_question_up_without_the_wake_word
     ]
     assert "woke (okay_nabu): listening" in captured.err
     assert code == 0
+
+
+def test_doctor_reports_each_voice_stage(home: Simulator, capsys: pytest.CaptureFixture[str]) -> None:
+    need("espeak-ng")
+    main(["doctor"])
+    lines = capsys.readouterr().out.splitlines()
+    found = {line.split()[1]: line.split()[0] for line in lines if line and not line.startswith(" ")}
+    assert found["wake"] == "OK" and "'Okay Nabu' (okay_nabu, cut-off 0.85)" in "\n".join(lines)
+    assert found["speech"] == "OK"
+    assert found["espeak-ng"] == "OK"
+    assert found["microphone"] in ("OK", "WARNING")  # a machine without a sound card warns
+
+
+# (voice.yaml, the error)
+VOICE_YAML = [
+    ("wake:\n  model: okay_mnemolis\n", "sources/voice.yaml:2: wake.model must be one of okay_nabu"),
+    ("end_of_speech:\n  silence_s: 0\n", "sources/voice.yaml:2: end_of_speech.silence_s must be a number from 0.1 to 10"),
+    ("input:\n  command: arecord\n", "sources/voice.yaml:2: input.command must be a program and its arguments"),
+    ("earcons:\n  start: {tones: [20000]}\n", "sources/voice.yaml:2: earcons.start.tones must be a list of frequencies"),
+    ("speaker: usb\n", "sources/voice.yaml:1: unknown key 'speaker'"),
+]
+
+
+@pytest.mark.parametrize(("text", "error"), VOICE_YAML)
+def test_check_reads_voice_yaml_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, error: str
+) -> None:
+    (tmp_path / "sources").mkdir()
+    (tmp_path / "sources" / "voice.yaml").write_text(text, encoding="utf-8")
+    assert main(["--config", str(tmp_path), "check"]) == 2
+    assert error in capsys.readouterr().err.replace(str(tmp_path) + "/", "")

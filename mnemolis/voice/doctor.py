@@ -81,6 +81,13 @@ def _endpoint(settings: VoiceSettings) -> Finding:
 def _recogniser(config: Config, settings: VoiceSettings) -> Finding:
     from mnemolis.voice.engines import load_recogniser
 
+    if importlib.util.find_spec("mnemolis.voice.recognise") is None:
+        return Finding(
+            "recogniser",
+            Level.WARNING,
+            "no embedded recogniser in this build: spoken requests cannot be heard",
+            "install a Mnemolis with mnemolis.voice.recognise",
+        )
     try:
         recogniser = load_recogniser(config, settings, state_dir())
         wait = getattr(recogniser, "wait_ready", None)

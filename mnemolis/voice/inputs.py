@@ -146,7 +146,8 @@ def find_device(name: str, kind: str) -> int | None:
     devices = [d for d in sd.query_devices() if d.get(channels, 0) > 0]
     what = "microphone" if kind == "input" else "speaker"
     if not devices:
-        raise BadAudio(f"there is no {what} on this machine (arecord -l lists none)", "missing")
+        lister = "arecord -l" if kind == "input" else "aplay -l"
+        raise BadAudio(f"there is no {what} on this machine ({lister} lists none)", "missing")
     if name == "default":
         return None
     found = [d for d in devices if name.lower() in str(d["name"]).lower()]
