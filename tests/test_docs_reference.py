@@ -28,6 +28,7 @@ from mnemolis.sources.clock.source import ClockSettings
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.settings import load_mqtt_settings
 from mnemolis.sources.timers.settings import TimersSettings
+from mnemolis.voice.settings import load_voice_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,6 +117,7 @@ READERS: dict[str, list[Callable[[Config], object]]] = {
     ],
     "clock": [ClockSettings.from_config],
     "timers": [lambda c: TimersSettings.from_config(c, Path("/nonexistent"))],
+    "voice": [load_voice_settings],
     **{
         stem: [_checker(stem)]
         for stem in ("kiwix", "weather", "routines", "external", "music", "lists", "broadcast")
