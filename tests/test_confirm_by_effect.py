@@ -468,9 +468,7 @@ def test_a_devices_own_confirm_list_means_the_effect() -> None:
         ({"cover": 3}, "cover must be all, none or a list of device classes"),
     ],
 )
-def test_a_wrong_confirm_section_is_a_config_error(
-    tmp_path: Path, data: Any, problem: str
-) -> None:
+def test_a_wrong_confirm_section_is_a_config_error(tmp_path: Path, data: Any, problem: str) -> None:
     path = tmp_path / "mqtt.yaml"
     path.write_text("confirm: x\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=problem):

@@ -224,9 +224,10 @@ def test_nothing_opens_without_a_yes_in_the_same_conversation(
     tmp_path: Path,
 ) -> None:
     house_config = confirm_config(config, tmp_path / "owner")
-    with house_in_a_thread(
-        house_config, broker, open_meteo, test_zims, tmp_path, EVERY_TYPE
-    ) as (home, run):
+    with house_in_a_thread(house_config, broker, open_meteo, test_zims, tmp_path, EVERY_TYPE) as (
+        home,
+        run,
+    ):
         names = sorted(d.name for d in home.house.assistant.registry.devices())
         checked: list[Example] = []
 

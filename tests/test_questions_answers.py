@@ -143,8 +143,13 @@ def test_a_set_with_nothing_known_or_nothing_in_it_is_never_a_yes(
             _, text, data = await _answer(home, understander, "are all the windows open")
             assert data["truth"] == "unknown"
             assert text == "the kitchen window is open; I can't tell for the bedroom window"
-            _, text, data = await _answer(home, understander, "are all the windows open in the kitchen")
-            assert (data["truth"], text) == ("true", "yes, the kitchen window is open in the kitchen")
+            _, text, data = await _answer(
+                home, understander, "are all the windows open in the kitchen"
+            )
+            assert (data["truth"], text) == (
+                "true",
+                "yes, the kitchen window is open in the kitchen",
+            )
             # a set with nothing in it (a routine's or a discovered area's, say)
             empty = Part(
                 "are all the sensors on",

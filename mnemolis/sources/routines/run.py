@@ -355,10 +355,8 @@ class RoutineRun:
         confirmed = self._confirmed(step)
         if device is not None and not confirmed:  # a message that may open it, unread
             data["device"] = device
-            text = (
-                self.tools.settings.say("publish_confirm", topic=step.topic, device=device)
-                or f"Do you want me to send the message to {step.topic}, which commands the {device}?"
-            )
+            said = self.tools.settings.say("publish_confirm", topic=step.topic, device=device)
+            text = said or f"Do you want me to send a message to {step.topic} ({device})?"
             return StepReport(label, "publish", Status.NEEDS_CONFIRMATION, text, data)
         payload = await render(step.payload, self.variables, spoken=False)
         try:

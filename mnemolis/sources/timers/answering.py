@@ -120,10 +120,7 @@ class Answering:
             for d in self.devices(part)
             if d is not None
             and action is not None
-            and (
-                (d.type in GUARDED_TYPES and action in OPENING_ACTIONS)
-                or action in d.confirm
-            )
+            and ((d.type in GUARDED_TYPES and action in OPENING_ACTIONS) or action in d.confirm)
         ]
 
     def devices(self, part: Part) -> list[Any]:
