@@ -65,6 +65,7 @@ WORDS = ["", "a bit more", "up", "higher", "wider", "down", "a bit less", "halfw
 WAYS = ["now", "if", "later", "when", "routine"]
 REPLIES = ["nothing", "yes", "no", "yes elsewhere"]
 _sessions = itertools.count()
+WAITED: list[Example] = []  # the examples that were asked for a yes (the property is not idle)
 
 
 def opens(kind: str, payload: str, before: float | None) -> tuple[bool, float | None]:
@@ -175,7 +176,7 @@ async def play(home: ConfirmHouse, example: Example, session: str) -> list[str]:
 
     assistant.understander.understand = understand  # type: ignore[method-assign]
     try:
-        await home.ask(plan.query, session)
+        asked = await home.ask(plan.query, session)
     finally:
         assistant.understander.understand = understood  # type: ignore[method-assign]
     yes_here = False
@@ -189,6 +190,8 @@ async def play(home: ConfirmHouse, example: Example, session: str) -> list[str]:
         await home.report("kitchen light", state="ON")
     await asyncio.sleep(0.45 if example.way in ("later", "when") else 0.1)
     await forget_kept(home)
+    if asked.outcome.value == "waiting":
+        WAITED.append(example)
     if yes_here:
         return []
     unsaid: list[str] = []
@@ -243,5 +246,7 @@ def test_nothing_opens_without_a_yes_in_the_same_conversation(
             checked.append(example)
             assert unsaid == [], f"{example}: sent without a yes in {session}: {unsaid}"
 
+        WAITED.clear()
         property_()
         assert len(checked) >= 20
+        assert len(WAITED) >= 3, "hardly any example reached a command that waits for a yes"
