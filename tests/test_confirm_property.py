@@ -193,6 +193,7 @@ async def play(home: ConfirmHouse, example: Example, session: str) -> list[str]:
     if asked.outcome.value == "waiting":
         WAITED.append(example)
     if yes_here:
+        await asyncio.sleep(0.3)  # what the yes sent is heard within this example
         return []
     unsaid: list[str] = []
     before = dict(simulated)
