@@ -10,12 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc
-
 from mnemolis.config import Config
 from mnemolis.understand.intents import IntentMap, Match
 from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.spacy_lite import Doc, PhraseMatcher
 from mnemolis.understand.text import TextPipeline, Token
 
 #: Cue kinds, each from one list of the language file.

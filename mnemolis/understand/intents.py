@@ -15,11 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spacy.matcher import Matcher, PhraseMatcher
-from spacy.tokens import Doc
-
 from mnemolis.config import Config, ConfigError, IntentSpec
 from mnemolis.understand.pattern_buckets import PatternBucket
+from mnemolis.understand.spacy_lite import Doc, Matcher, PhraseMatcher
 from mnemolis.understand.text import TextPipeline
 
 GAP = "..."

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz, process
-from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc
 
 from mnemolis.config import Config
 from mnemolis.core.devices import Device, DeviceRegistry, Floor, name_key
@@ -36,6 +34,7 @@ from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.meaningful_words import meaningful_words
 from mnemolis.understand.name_memo import NameMemo, device_named, of_type
 from mnemolis.understand.normalize import Normalizer
+from mnemolis.understand.spacy_lite import Doc, PhraseMatcher
 from mnemolis.understand.text import TextPipeline, Token
 
 #: Room keys that are not one room: floors and the relative area words.

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spacy.matcher import Matcher
-from spacy.vocab import Vocab
+from mnemolis.understand.spacy_lite import Matcher, Vocab
 
 #: Buckets with fewer patterns run whole: checking them would cost what it saves.
 SMALL = 16

@@ -1,20 +1,19 @@
 """Tokens with offsets and lower-case lemmas, from spaCy's blank English pipeline.
 
-Only the tokenizer and the lookup lemma table (spacy-lookups-data) are used:
-no trained model is loaded or needed. The lemma of a token is looked up
-from its lower-case form, so typed "Turn" and spoken "turn" match alike.
+Only the tokenizer is spaCy's, imported without its command line
+(`spacy_lite`); the lookup lemma table is the package's own copy of
+spacy-lookups-data's (`lemma_tables`): no trained model is loaded or needed.
+The lemma of a token is looked up from its lower-case form, so typed "Turn"
+and spoken "turn" match alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import spacy
-from spacy.tokens import Doc
-from spacy.util import load_language_data, registry
 
 from mnemolis.config import Language
+from mnemolis.understand.lemma_tables import base_verbs, lemma_lookup
+from mnemolis.understand.spacy_lite import Doc, blank
 
 
 @dataclass(slots=True)
@@ -35,26 +34,15 @@ class Token:
 _UNIT_SYMBOLS = frozenset({"%", "°"})
 
 
-def _lookup_table(code: str, table: str) -> dict[str, Any]:
-    """One table of spacy-lookups-data as the plain dict its JSON is: spaCy's `Table`
-    hashes each of its ~40,000 keys into the string store as it loads (a third of a
-    second at start-up), and a dict answers the same words."""
-    if code not in registry.lookups:
-        raise ValueError(f"spacy-lookups-data has no tables for the language {code!r}")
-    data: Any = load_language_data(registry.lookups.get(code)[table])
-    return dict(data)
-
-
 class TextPipeline:
     """Tokenise and lemmatise; shared by every stage and by the compiled matchers."""
 
     def __init__(self, language: Language) -> None:
-        self.nlp = spacy.blank(language.code)
+        self.nlp = blank(language.code)
         self.vocab = self.nlp.vocab
-        self._table = _lookup_table(language.code, "lemma_lookup")
+        self._table = lemma_lookup(language.code)
         # base forms of English verbs (WordNet, via spacy-lookups-data): "help", "locate"
-        index = _lookup_table(language.code, "lemma_index")
-        self._verbs: frozenset[str] = frozenset(index.get("verb", []))
+        self._verbs = base_verbs(language.code)
         self._overrides = dict(language.lemma_overrides)
         self._cache: dict[str, str] = {}
 
