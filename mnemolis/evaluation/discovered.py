@@ -15,16 +15,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemolis.config import Config
 from mnemolis.core.devices import DeviceRegistry
-from mnemolis.evaluation.datasets import DataError
-from mnemolis.sources.mqtt.announced import Refusal
-from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
-from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
-from mnemolis.sources.mqtt.known import KnownDevices
-from mnemolis.sources.mqtt.settings import load_mqtt_settings
+
+if TYPE_CHECKING:  # `parse` of a home without the file loads no MQTT source
+    from mnemolis.sources.mqtt.announced import Refusal
 
 #: The file `mnemolis eval --config DIR` looks for in DIR.
 DISCOVERY_FILE = "discovery.jsonl"
@@ -64,6 +61,8 @@ def _payload(value: Any) -> bytes:
 
 def read_messages(path: Path | str) -> list[Message]:
     """Every line of the file, checked; a bad line is a `DataError` at its line."""
+    from mnemolis.evaluation.datasets import DataError
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -92,6 +91,11 @@ def load_discovery(config: Config, registry: DeviceRegistry, path: Path | str) -
     The registry already holds the YAML devices (`registry_from_config`);
     a discovered device named like one of them wires it, as on a broker.
     """
+    from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
+    from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
+    from mnemolis.sources.mqtt.known import KnownDevices
+    from mnemolis.sources.mqtt.settings import load_mqtt_settings
+
     settings = load_mqtt_settings(config)
     disc, limits = settings.discovery, settings.limits
     rooms = tuple(registry.rooms())
