@@ -320,7 +320,7 @@ class MqttSource:
         try:
             if route.role == "availability":
                 spec = availability.specs(device)[route.availability]
-                available = availability.decode(spec, payload)
+                available = availability.decode(spec, payload, device.id)
                 mode = str(device.extra.get("availability_mode", "all"))
                 self.cache.set_availability(device.id, topic, available, mode)
                 return

@@ -24,7 +24,7 @@ from typing import Any
 from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import templates
 from mnemolis.sources.mqtt.announced import BadConfig, check_subscription, check_topic
-from mnemolis.sources.mqtt.templates import ENGINE, TemplateError
+from mnemolis.sources.mqtt.templates import ENGINE, TemplateDisabled, TemplateError
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, payload_bytes
 
 #: Where a device keeps the parts of its config that were refused: key -> reason.
@@ -242,8 +242,11 @@ def command(
         if reason is not None:
             raise Unsupported("template_refused", reason)
     source = config.get(template_key) if template_key else None
+    owner = (device.id, template_key) if template_key else None
     try:
-        payload = ENGINE.render_command(source, value, variables)
+        payload = ENGINE.render_command(source, value, variables, owner)
+    except TemplateDisabled as exc:
+        raise Unsupported("template_refused", str(exc)) from None
     except TemplateError as exc:
         raise Unsupported("template_failed", f"{template_key}: {exc}") from None
     return Command(
@@ -265,7 +268,7 @@ def value(device: Device, template_key: str, payload: bytes, variables: Any = No
     if not isinstance(source, str):
         return text
     try:
-        return ENGINE.render_value(source, text, variables)
+        return ENGINE.render_value(source, text, variables, (device.id, template_key))
     except TemplateError as exc:
         raise ValueError(f"{template_key}: {exc}") from None
 
