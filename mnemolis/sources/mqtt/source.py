@@ -33,6 +33,7 @@ from mnemolis.sources.mqtt.announced import BadConfig, Discovered, Refusal, chec
 from mnemolis.sources.mqtt.answers import Answers
 from mnemolis.sources.mqtt.commands import Commands
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
+from mnemolis.sources.mqtt.discovery.inbox import Inbox
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
 from mnemolis.sources.mqtt.known import KnownDevices, Route, RouteTable, routes_for
 from mnemolis.sources.mqtt.replies import Phrasebook
@@ -87,6 +88,7 @@ class MqttSource:
             if disc.zigbee2mqtt
             else None
         )
+        self.inbox = Inbox(self._announced)  # announcements parsed off paho's thread
         self.values = Values(self.words)
         self.answers = Answers(self)
         self.commands = Commands(self)
@@ -159,6 +161,7 @@ class MqttSource:
     async def close(self) -> None:
         self._closed = True
         await self.link.close()
+        await asyncio.to_thread(self.inbox.close)
         for task in list(self._tasks):
             await task
 
@@ -184,6 +187,8 @@ class MqttSource:
             self._gathering += 1
             try:
                 synced = await self.link.sync(timeout)
+                left = max(0.0, deadline - self._loop.time())
+                synced = await asyncio.to_thread(self.inbox.wait_idle, left) and synced
             finally:
                 self._gathering -= 1
             if synced:
@@ -300,7 +305,7 @@ class MqttSource:
             if len(payload) > limits.bridge_payload_bytes:
                 self._complain(topic, "ignored %s: %d bytes is over the limit", topic, len(payload))
                 return
-            self._stage(z2m.parse(payload, limits.devices))
+            self.inbox.put(topic, payload)
             return
         if len(payload) > limits.payload_bytes:
             self._complain(
@@ -308,13 +313,21 @@ class MqttSource:
             )
             return
         if self.homeassistant is not None and self.homeassistant.match(topic) is not None:
-            self._stage(self.homeassistant.parse(topic, payload))
+            self.inbox.put(topic, payload)
             return
         routes, devices = self._route_table()
         for route in routes.lookup(topic):
             device = devices.get(route.device_id)
             if device is not None:
                 self._feed(device, route, topic, payload)
+
+    def _announced(self, topic: str, payload: bytes) -> None:
+        """On the inbox's thread: one announcement parsed and staged."""
+        z2m, ha = self.zigbee2mqtt, self.homeassistant
+        if z2m is not None and topic == z2m.devices_topic:
+            self._stage(z2m.parse(payload, self.settings.limits.devices))
+        elif ha is not None:
+            self._stage(ha.parse(topic, payload))
 
     def _feed(self, device: Device, route: Route, topic: str, payload: bytes) -> None:
         try:
