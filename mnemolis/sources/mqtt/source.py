@@ -28,7 +28,7 @@ from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.mqtt_connection.link import MqttLink
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, SensorReading, Status
-from mnemolis.sources.mqtt import availability, codec, yaml_wire
+from mnemolis.sources.mqtt import availability, codec, ownership, yaml_wire
 from mnemolis.sources.mqtt.announced import BadConfig, Discovered, Refusal, check_topic
 from mnemolis.sources.mqtt.answers import Answers
 from mnemolis.sources.mqtt.commands import Commands
@@ -66,7 +66,8 @@ class MqttSource:
         self.words = phrasebook if phrasebook is not None else Phrasebook.from_config(config)
         limits = self.settings.limits
         self.cache = StateCache()
-        self.known = KnownDevices(registry, self._wired_yaml(config.devices), limits.devices)
+        rules = ownership.rules(config.sources.get("serve"), self.settings)
+        self.known = KnownDevices(registry, self._wired_yaml(config.devices), limits.devices, rules)
         self.link = MqttLink(self.settings.broker, self._on_message)
         self.link.max_payload = limits.payload_bytes
         self.link.on_connected = self._refresh_subscriptions
@@ -337,6 +338,7 @@ class MqttSource:
                 mode = str(device.extra.get("availability_mode", "all"))
                 self.cache.set_availability(device.id, topic, available, mode)
                 return
+            self.known.heard(device.id)
             before = self.cache.get(device.id)
             reading = codec.decode(
                 device, route.role, payload, before.values if before is not None else None

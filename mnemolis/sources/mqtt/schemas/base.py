@@ -31,6 +31,8 @@ from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, payload_bytes
 REFUSED_PARTS = "refused_parts"
 #: Where a device keeps the roles of the topics it reads (``state``, ``brightness_state`` ...).
 STATE_ROLES = "state_roles"
+#: Where a device keeps the roles of the topics it publishes to (``command``, ``set_position`` ...).
+COMMAND_ROLES = "command_roles"
 
 Load = Callable[["Options", Device], None]
 Encode = Callable[[Device, Act, Mapping[str, Any]], list[Command]]
@@ -204,6 +206,11 @@ class Options:
         dropped = {topic for key in self.refused for topic in _read_by(key)}
         device.extra[STATE_ROLES] = [
             key.removesuffix("_topic") for key in self.subscribed if key not in dropped
+        ]
+        device.extra[COMMAND_ROLES] = [
+            key.removesuffix("_topic")
+            for key, value in self.config.items()
+            if key.endswith("_topic") and isinstance(value, str) and key not in self.subscribed
         ]
 
 
