@@ -109,6 +109,13 @@ def flood(count: int, start: int = 0) -> list[Message]:
     ]
 
 
+def real_device(name: str, base: str) -> Message:
+    """A real new device's config (a switch on its own topics), announced after a flood."""
+    object_id = name.replace(" ", "_")
+    config = {"name": name, "command_topic": f"{base}/set", "state_topic": base}
+    return _config("switch", object_id, config)
+
+
 def cleared(messages: list[Message]) -> list[Message]:
     """The empty retained messages that take ``messages`` back off the broker."""
     return [(topic, b"", True) for topic, _payload, retain in messages if retain]

@@ -27,6 +27,9 @@ device. The rules, in order:
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
 import logging
 import threading
 from dataclasses import dataclass, field, replace
@@ -301,6 +304,14 @@ class KnownDevices:
         if key not in self._warned:
             self._warned.add(key)
             log.warning(message)
+
+
+def give_memory_back() -> None:
+    """After many devices went: collect what they held and hand freed heap pages back to
+    the system (glibc keeps them otherwise, and a flood's memory would stay with us)."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @dataclass
