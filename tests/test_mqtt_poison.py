@@ -144,7 +144,7 @@ def test_v7_heavy_announcements_are_read_off_the_device_thread(
 
     monkeypatch.setattr(HomeAssistantParser, "parse", recorded)
     heavy = "{{a.b.c}}" * 6000
-    near = ["{{ " + "+".join(f"v{i}x{n}" for n in range(480)) + " }}" for i in range(20)]
+    near = ["{{ [" + ",".join(f"v{i}x{n}" for n in range(950)) + "] }}" for i in range(20)]
 
     async def scenario() -> None:
         async with running_home(config, broker) as home:
@@ -165,7 +165,8 @@ def test_v7_heavy_announcements_are_read_off_the_device_thread(
             assert refused.get("heavy 0") == (
                 f"value_template {heavy[:60]!r}: a template longer than 16384 characters"
             )
-            assert home.registry.by_name("near 19") is not None
+            near_19 = home.registry.by_name("near 19")
+            assert near_19 is not None and "refused_parts" not in near_19.extra  # compiled
 
     asyncio.run(scenario())
     assert threads == {"mnemolis-discovery"}

@@ -41,6 +41,7 @@ from mnemolis.sources.mqtt import availability, codec, ownership
 from mnemolis.sources.mqtt.announced import Discovered, Refusal, has_wildcard
 
 log = logging.getLogger(__name__)
+FORGOTTEN_MANY = 100  # devices gone since the last time memory was handed back
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class KnownDevices:
         self._key_of: dict[str, str] = {}  # device id -> its config key
         self._held: dict[str, frozenset[str]] = {}  # topic -> identities using it at last flush
         self._clashes: list[Refusal] = []
+        self._forgotten = 0  # devices gone since memory was last handed back
         self._lock = threading.Lock()
         self._staged: dict[str, Discovered] = {}
         self._discovered: dict[str, list[Device]] = {}
@@ -178,6 +180,10 @@ class KnownDevices:
             upserts = [desired[i] for i in (*report.added, *report.updated)]
             self.registry.update(upserts, report.removed)
         self._applied = desired
+        self._forgotten += len(report.removed)
+        if self._forgotten >= FORGOTTEN_MANY:  # after the registry's listeners let go of them
+            self._forgotten = 0
+            give_memory_back()
         return report
 
     def _evict(self) -> None:

@@ -35,13 +35,7 @@ from mnemolis.sources.mqtt.commands import Commands
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
 from mnemolis.sources.mqtt.discovery.inbox import Inbox
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
-from mnemolis.sources.mqtt.known import (
-    KnownDevices,
-    Route,
-    RouteTable,
-    give_memory_back,
-    routes_for,
-)
+from mnemolis.sources.mqtt.known import KnownDevices, Route, RouteTable, routes_for
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.settings import MqttSettings, load_mqtt_settings
 from mnemolis.sources.mqtt.state import DeviceState, DiscoveryReport, StateCache
@@ -51,7 +45,6 @@ log = logging.getLogger(__name__)
 
 SOURCE = "mqtt"
 COMPLAINT_EVERY_S = 60.0
-FORGOTTEN_MANY = 100  # devices gone in one flush: memory handed back after
 
 
 class MqttSource:
@@ -411,8 +404,6 @@ class MqttSource:
             report = await asyncio.to_thread(self.known.flush)
             for device_id in report.removed:
                 self.cache.forget(device_id)
-            if len(report.removed) >= FORGOTTEN_MANY:
-                await asyncio.to_thread(give_memory_back)
             if report.changed:
                 log.info(
                     "discovery: %d new, %d changed, %d removed devices",
