@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mnemolis.config import ConfigError
 from mnemolis.core.devices import Device, DeviceRegistry
@@ -293,3 +295,20 @@ def test_a_device_heard_from_is_kept_and_each_source_has_its_own_cap() -> None:
     names = book.names()
     assert {"hall thermometer", "desk lamp"} <= names  # zigbee2mqtt is not the flood's source
     assert len([n for n in names if n.startswith("flood")]) == 19
+
+
+LEVELS = st.sampled_from(["a", "b", "home", "", "set"])
+
+
+@given(
+    st.lists(st.one_of(LEVELS, st.just("+")), min_size=1, max_size=4).flatmap(
+        lambda levels: st.sampled_from([levels, [*levels, "#"]])
+    ),
+    st.lists(LEVELS, min_size=1, max_size=5),
+)
+def test_the_filter_match_is_mqtt_s(pattern: list[str], topic: list[str]) -> None:
+    """`ownership.matches` (fast) agrees with paho's own on every filter and topic."""
+    import paho.mqtt.client as mqtt
+
+    expected = mqtt.topic_matches_sub("/".join(pattern), "/".join(topic))
+    assert ownership.matches("/".join(pattern), "/".join(topic)) == expected
