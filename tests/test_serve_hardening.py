@@ -127,9 +127,12 @@ def test_mqtt_and_wyoming_answer_a_lone_surrogate_too(
 
 
 def idle_sockets(where: tuple[str, int], count: int, stack: ExitStack) -> list[socket.socket]:
+    """From 200 loopback addresses: many clients, each under its own cap, so the listener's
+    cap is what they meet (one client's cap: test_serve_private.py)."""
     opened = []
-    for _ in range(count):
-        sock = stack.enter_context(socket.create_connection(where, timeout=5))
+    for n in range(count):
+        source = (f"127.0.0.{2 + n % 200}", 0)
+        sock = stack.enter_context(socket.create_connection(where, timeout=5, source_address=source))
         opened.append(sock)
     return opened
 
