@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import logging
 import os
-import uuid
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -92,8 +92,8 @@ def session_of(context: Any, fallback: str) -> str:
 
 
 def connection_session() -> str:
-    """A connection's own session: random, so no other client can name it."""
-    return scoped(NAME, f"connection:{uuid.uuid4().hex}")
+    """A connection's own session: 128 random bits, so no other client can name it."""
+    return scoped(NAME, f"connection:{secrets.token_hex(16)}")
 
 
 def site_of(context: Any) -> str | None:
