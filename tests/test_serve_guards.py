@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnemolis.core.plan import Part
+from mnemolis.core.heard import Heard
+from mnemolis.core.plan import Part, Plan
 from mnemolis.core.state_dir import private_places, private_state_dir, tighten
 from mnemolis.runtime.conversation import Conversation, Waiting, scoped
+from mnemolis.runtime.doubt import Doubted
 from mnemolis.serve.listeners import ClientCounts, client_address
 from mnemolis.serve.sessions import as_named
 from mnemolis.serve.token_file import TokenFileError, ensure_token, read_token, token_path
@@ -176,9 +178,11 @@ def test_a_yes_counts_only_from_the_client_that_was_asked() -> None:
     conversation.waiting.append(Waiting(Part(text="unlock the front door"), 0.0))
     assert conversation.turn_of("session:a") == []  # its own yes: still waiting
     assert len(conversation.waiting) == 1
+    conversation.doubted = Doubted(Plan("turn off the lights"), Heard("turn off the lights", 0.3), 0.0)
     dropped = conversation.turn_of("session:b")  # someone else's turn: dropped
     assert [w.part.text for w in dropped] == ["unlock the front door"]
-    assert conversation.waiting == [] and conversation.turn_of("session:a") == []
+    assert conversation.waiting == [] and conversation.doubted is None
+    assert conversation.turn_of("session:a") == []
 
 
 # --------------------------------------------------------------------------- connections

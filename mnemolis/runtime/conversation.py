@@ -68,9 +68,13 @@ class Conversation:
 
     def turn_of(self, client: str) -> list[Waiting]:
         """``client`` takes this turn: the actions another client left waiting for a yes
-        are dropped, and returned (none when the last turn was its own)."""
+        are dropped, and returned (none when the last turn was its own), and so is a
+        plan it was asked back about ("Did you say ...?")."""
         last, self.client = self.client, client
-        return [] if last == client else self.take_waiting()
+        if last == client:
+            return []
+        self.doubted = None
+        return self.take_waiting()
 
 
 class Conversations:
