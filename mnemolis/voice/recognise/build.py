@@ -30,7 +30,8 @@ from mnemolis.voice.recognise.templates import (
 )
 from mnemolis.voice.recognise.vocabulary import (
     Vocabulary,
-    general_words,
+    free_words,
+    garbage_words,
     home_names,
     numbers,
     slot_values,
@@ -38,8 +39,10 @@ from mnemolis.voice.recognise.vocabulary import (
 )
 
 #: Bumped when the way a model is compiled changes, so old caches are not reused.
-BUILD_VERSION = 1
+BUILD_VERSION = 2
 DICTIONARY = "en-us/cmudict-en-us.dict"
+#: The common words garbage is chosen from (those the requests do not use).
+GARBAGE_POOL = 5000
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,12 @@ def gather(
     numbers(vocab)
     slot_values(vocab, config)
     source_names(vocab, names or {}, settings.names_limit)
-    general_words(vocab, common_words(settings.free_words))
+    free_words(vocab, common_words(settings.free_words))
     intent_templates(vocab, config, config.intents.values())
     scaffold_templates(vocab)
     opener_templates(vocab, config)
     resolve_fallbacks(vocab)
+    garbage_words(vocab, common_words(GARBAGE_POOL), settings.garbage_words)
     add_garbage(vocab, settings.garbage)
     return vocab
 

@@ -52,6 +52,10 @@ class ModelDecoder:
             lmname=LM_NAME,
             dict=str(folder / DICTIONARY),
             lw=language_weight,
+            # the second (flat) pass lets the class model's many members outscore the
+            # request that was said, and doubles the time: the tree pass and the
+            # lattice (posteriors, n-best) are enough
+            fwdflat=False,
             loglevel="FATAL",
         )
 
@@ -79,6 +83,8 @@ class ModelDecoder:
         if nbest:
             seen: set[str] = set()
             for hyp in islice(d.nbest(), nbest * 8):
+                if hyp is None or not hyp.hypstr:
+                    continue
                 reading = [self._word(t) for t in hyp.hypstr.split() if t not in _FILLERS]
                 key = " ".join(t for t, _ in reading)
                 if key and key not in seen:

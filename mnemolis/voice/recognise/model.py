@@ -18,7 +18,7 @@ from typing import Any
 from pocketsphinx.lm import ArpaBoLM
 
 from mnemolis.voice.recognise.pronounce import Lexicon
-from mnemolis.voice.recognise.vocabulary import GARBAGE, Vocabulary, class_token, is_class
+from mnemolis.voice.recognise.vocabulary import FREE, GARBAGE, Vocabulary, class_token, is_class
 
 ARPA = "lm.arpa"
 CLASSES = "classes.def"
@@ -26,6 +26,10 @@ DICTIONARY = "words.dict"
 CONTROL = "lm.ctl"
 META = "meta.json"
 LM_NAME = "home"
+#: Classes of thousands of common words (free text, garbage): reachable by backing
+#: off, they would outscore the requests everywhere, so only their n-grams lead in.
+CLOSED = (class_token(FREE), class_token(GARBAGE))
+CLOSED_UNIGRAM = 1e-7
 #: A member's pronunciations are its words' combined, at most this many ways.
 MAX_WAYS = 4
 
@@ -132,6 +136,9 @@ def compile_model(
         if edge not in lm.grams_1:
             lm.grams_1[edge] = 1e-3
     lm.compute()
+    for token in CLOSED:  # entered only where a template leads, never by backing off
+        if token in lm.prob_1:
+            lm.prob_1[token] = CLOSED_UNIGRAM
     lm.write_file(str(out / ARPA))
     (out / CLASSES).write_text("\n".join(class_lines) + "\n", encoding="utf-8")
     with (out / DICTIONARY).open("w", encoding="utf-8") as handle:

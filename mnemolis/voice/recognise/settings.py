@@ -6,8 +6,8 @@
       engine: pocketsphinx        # the embedded recogniser (a Wyoming URI: another engine)
       ask_below: 0.6              # below this confidence, ask "Did you say ...?" first
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
-      free_words: 2000            # common English words for free text (items, messages)
-      garbage: 0.1                # the model's share for speech that is no request
+      free_words: 0               # common English words for free text (0: off; see the docs)
+      garbage: 0.0                # the model's share for speech that is no request (0: off)
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
@@ -33,13 +33,18 @@ class RecogniserSettings:
     ask_below: float = 0.6
     #: below this confidence the recogniser says it heard nothing sure
     reject_below: float = 0.35
-    free_words: int = 2000
-    garbage: float = 0.1
+    #: common English words for free text: 0 (off) by default, measured to swallow the
+    #: requests in this engine (docs/voice-recogniser.md)
+    free_words: int = 0
+    #: the share of speech that is no request, heard as garbage words: 0 (off) likewise
+    garbage: float = 0.0
+    #: how many common words (none a request uses) speech that is no request is heard as
+    garbage_words: int = 300
     names_limit: int = 2000
     alternatives: int = 3
     pronunciations: str = PRONUNCIATIONS_FILE
     #: the language model's back-off mass (higher: more freedom beyond the examples)
-    discount: float = 0.5
+    discount: float = 0.2
     #: pocketsphinx's language weight (``lw``)
     language_weight: float = 6.5
     #: speech shorter than this is no request ("silence")
@@ -51,6 +56,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "reject_below": (0.0, 1.0),
     "free_words": (0, 50000),
     "garbage": (0.0, 0.9),
+    "garbage_words": (0, 5000),
     "names_limit": (0, 100000),
     "alternatives": (0, 20),
     "discount": (0.05, 0.95),

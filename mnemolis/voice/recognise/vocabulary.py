@@ -153,9 +153,26 @@ def source_names(vocab: Vocabulary, names: Mapping[str, Iterable[str]], limit: i
                 break
 
 
-def general_words(vocab: Vocabulary, words: Iterable[tuple[str, float]]) -> None:
-    """Common English words, for free text ([free]) and for what is no request
-    ([garbage]): the same words, two classes, so a decoded path says which it was."""
-    for word, weight in words:
-        vocab.add_member(FREE, (word,), word, weight)
-        vocab.add_member(GARBAGE, (word,), word, weight)
+def free_words(vocab: Vocabulary, words: Iterable[tuple[str, float]]) -> None:
+    """Common English words for free text ([free]: list items, messages, topics), each
+    as likely: weighted by frequency, "the" and "a" would fill any stretch of sound."""
+    for word, _weight in words:
+        vocab.add_member(FREE, (word,), word)
+
+
+def garbage_words(vocab: Vocabulary, words: Iterable[tuple[str, float]], count: int) -> None:
+    """What speech that is no request sounds like ([garbage]): common words the requests
+    do not use, so a request is never better explained as garbage, and an
+    out-of-vocabulary sentence is (a decoded path through them says it was none)."""
+    used = {t for tpl in vocab.templates for t in tpl.tokens if not is_class(t)}
+    for cls, members in vocab.classes.items():
+        if cls != FREE:
+            used.update(w for key in members for w in key)
+    kept = 0
+    for word, _weight in words:
+        if word in used:
+            continue
+        vocab.add_member(GARBAGE, (word,), word)
+        kept += 1
+        if kept >= count:
+            break
