@@ -25,7 +25,7 @@ from mnemolis.voice.recognise.judge import judge
 from mnemolis.voice.recognise.pronounce import ipa_table, ipa_to_cmu
 from mnemolis.voice.recognise.spoken import number_words, spoken_words
 from mnemolis.voice.stages import Audio, AudioFormat, Recogniser
-from tests.support_voice import noise, require_voice, scaled, speak, write_wav
+from tests.support_recogniser import noise, require_voice, scaled, speak, write_wav
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from mnemolis.config import Config
+from mnemolis.config import At, Config
 from mnemolis.core.devices import DeviceRegistry
 from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
 from mnemolis.voice.recognise.settings import (
@@ -38,7 +38,7 @@ __all__ = [
 
 def create_recogniser(
     config: Config,
-    settings: RecogniserSettings | None = None,
+    settings: RecogniserSettings | object | None = None,
     state_dir: Path | None = None,
     registry: DeviceRegistry | None = None,
     names: Callable[[], Mapping[str, Iterable[str]]] | None = None,
@@ -47,9 +47,17 @@ def create_recogniser(
 
     ``registry``: the home as the daemon sees it (YAML devices, discovery); a change
     to it recompiles after a short pause. ``names``: a callable giving the names the
-    sources keep (`names.source_names`), read at each compile."""
-    if settings is None:
-        settings = recogniser_settings(config)
+    sources keep ({"item": [...], "music": [...], "title": [...]}), read at each compile.
+    ``settings``: the recogniser's own, or the pipeline's ``VoiceSettings`` (its
+    ``recogniser:`` mapping is read here, with file and line), or None (the file's)."""
+    if not isinstance(settings, RecogniserSettings):
+        # the pipeline's VoiceSettings hands its ``recogniser:`` mapping as written
+        raw = getattr(settings, "recogniser", None)
+        settings = (
+            recogniser_settings(config)
+            if raw is None
+            else load_recogniser_settings(raw, At(config.source_path("voice")) / "recogniser")
+        )
     if state_dir is None:
         from mnemolis.core.state_dir import state_dir as default_state_dir
 
