@@ -129,7 +129,9 @@ def hello_guesses(daemon: ServeProcess, n: int) -> Row:
         row.count(judge(reply))
         seen[guess].add(f"{status} {json.dumps(reply, sort_keys=True)}")
     alike = seen[True] == seen[False]
-    row.note = f"right and wrong guesses answered alike: {'yes' if alike else '**no**'}"
+    replies = len(seen[True] | seen[False])
+    said = "(one reply to every guess)" if replies == 1 else f"({replies} different replies)"
+    row.note = f"right and wrong guesses answered alike: {'yes' if alike else '**no**'} {said}"
     return row
 
 
@@ -154,8 +156,9 @@ def deep_json(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
                 over_mqtt.count(judge(strict(client.next(timeout_s=left).payload)))
             except (AssertionError, ValueError):
                 over_mqtt.count(LOST)
-    for row in (over_http, over_mqtt, over_wyoming):
-        row.note = "nested deeper than 64 levels: 400, an error answer, an error event"
+    over_http.note = "400 `invalid_json`: nested deeper than 64 levels"
+    over_mqtt.note = "an error answer on the response topic"
+    over_wyoming.note = "an `error` event"
     return [over_http, over_mqtt, over_wyoming]
 
 
