@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test gate lint typecheck check bench demo docs clean
+.PHONY: venv test gate lint typecheck check bench demo docs clean pi-check
 
 $(BIN)/mnemolis: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Mnemolis needs Python 3.11 or newer, and $(PYTHON) is " + sys.version.split()[0] + ": run make with PYTHON=python3.11 (or newer)")'
@@ -82,3 +82,9 @@ demo: venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+
+# The Raspberry Pi page (docs/raspberry-pi.md) followed on an emulated Debian bookworm arm64
+# (debootstrap + qemu-user-static; the root is cached in /var/cache/mnemolis-pi-check), with
+# the emulated timings beside native ones. Minutes long, so not in CI: run it before a release.
+pi-check:
+	$(PYTHON) bench/pi_check.py

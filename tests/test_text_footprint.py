@@ -27,7 +27,7 @@ def test_the_shipped_verbs_are_base_forms() -> None:
 
 
 def test_a_language_without_a_table_is_named() -> None:
-    with pytest.raises(ValueError, match="'xx'.*xx_lemma_lookup"):
+    with pytest.raises(ValueError, match=r"'xx'.*xx_lemma_lookup"):
         lemma_lookup("xx")
     assert base_verbs("xx") == frozenset()
 
