@@ -139,6 +139,8 @@ def setup(root: Path, yaml_text: str) -> None:
     """The clone (from a bare copy inside, so `git pull` works), the shims, the editor."""
     bare = root / "srv" / "mnemolis.git"
     subprocess.run(["git", "clone", "--quiet", "--bare", str(ROOT), str(bare)], check=True)
+    owner = ["chroot", str(root), "chown", "-R", f"{PI_USER}:", "/srv/mnemolis.git"]
+    subprocess.run(owner, check=True)  # git refuses a repository of another user
     sbin = root / "usr" / "local" / "sbin"
     for tool in ("systemctl", "journalctl"):
         shutil.copy(ROOT / "bench" / "pi_systemctl.py", sbin / tool)
