@@ -51,6 +51,26 @@ def check_host() -> None:
         subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], check=False)
     if not (binfmt / "qemu-aarch64").exists():
         sys.exit("arm64 binaries cannot run here: binfmt_misc has no qemu-aarch64 entry")
+    with_credentials(binfmt / "qemu-aarch64")
+
+
+def with_credentials(entry: Path) -> None:
+    """sudo is setuid: qemu must run it with the binary's credentials (the C flag), which
+    Debian's registration leaves off; the entry is registered again with it."""
+    fields = dict(line.split(" ", 1) for line in entry.read_text().splitlines() if " " in line)
+    flags = fields["flags:"].strip()
+    if "C" in flags:
+        return
+
+    def escaped(hexes: str) -> str:
+        return "".join(f"\\x{hexes[i : i + 2]}" for i in range(0, len(hexes), 2))
+
+    rule = (
+        f":{entry.name}:M:{fields['offset'].strip()}:{escaped(fields['magic'].strip())}:"
+        f"{escaped(fields['mask'].strip())}:{fields['interpreter'].strip()}:{flags}C"
+    )
+    entry.write_text("-1")
+    (entry.parent / "register").write_text(rule)
 
 
 def base_tarball(cache: Path) -> Path:
@@ -85,6 +105,8 @@ def fresh_root(cache: Path, tarball: Path) -> Path:
     root.mkdir(parents=True)
     run(["tar", "-C", str(root), "-xf", str(tarball)])
     shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
+    with (root / "etc" / "hosts").open("a") as hosts:  # sudo looks its host name up
+        hosts.write(f"127.0.1.1 {os.uname().nodename}\n")
     return root
 
 
