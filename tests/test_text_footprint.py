@@ -73,3 +73,11 @@ def test_spacys_command_line_still_loads_when_asked_for() -> None:
         "print(callable(spacy.cli.download), callable(spacy.info))\n"
     )
     assert out == "True True"
+
+
+def test_new_words_keep_what_the_router_reads() -> None:
+    text = TextPipeline(load_config(None).language)
+    tokens = text.tokens(text.doc("Set qwzxv to forty-two, then 17% and $5!"))
+    assert [t.lower for t in tokens if t.is_num] == ["forty", "two", "17", "5"]
+    assert [t.text for t in tokens if t.is_punct] == ["-", ",", "$", "!"]
+    assert [t.lemma for t in tokens][:2] == ["set", "qwzxv"]

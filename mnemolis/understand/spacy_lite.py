@@ -54,9 +54,32 @@ def import_spacy() -> ModuleType:
 
 import_spacy()
 
-from spacy import blank  # noqa: E402 - after import_spacy
+from spacy import attrs, blank  # noqa: E402 - after import_spacy
 from spacy.matcher import Matcher, PhraseMatcher  # noqa: E402
 from spacy.tokens import Doc  # noqa: E402
 from spacy.vocab import Vocab  # noqa: E402
 
-__all__ = ["Doc", "Matcher", "PhraseMatcher", "Vocab", "blank", "import_spacy"]
+#: The attributes of a word the router reads (`Token`, the matchers' patterns) and the
+#: tokenizer needs; spaCy computes every other one too for each new word (its shape,
+#: whether it looks like a URL or an e-mail, prefix, suffix...), unread.
+READ_ATTRS = frozenset(
+    {attrs.LOWER, attrs.NORM, attrs.IS_PUNCT, attrs.IS_SPACE, attrs.LIKE_NUM, attrs.LANG}
+)
+
+
+def only_read_attributes(vocab: Vocab) -> None:
+    """A new word in ``vocab`` gets only the attributes in `READ_ATTRS`."""
+    getters: dict[int, Any] = getattr(vocab, "lex_attr_getters")  # noqa: B009 - not in the stubs
+    for attr in [a for a in getters if a not in READ_ATTRS]:
+        del getters[attr]
+
+
+__all__ = [
+    "Doc",
+    "Matcher",
+    "PhraseMatcher",
+    "Vocab",
+    "blank",
+    "import_spacy",
+    "only_read_attributes",
+]

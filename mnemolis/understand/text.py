@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mnemolis.config import Language
 from mnemolis.understand.lemma_tables import base_verbs, lemma_lookup
-from mnemolis.understand.spacy_lite import Doc, blank
+from mnemolis.understand.spacy_lite import Doc, blank, only_read_attributes
 
 
 @dataclass(slots=True)
@@ -40,6 +40,7 @@ class TextPipeline:
     def __init__(self, language: Language) -> None:
         self.nlp = blank(language.code)
         self.vocab = self.nlp.vocab
+        only_read_attributes(self.vocab)  # a new word costs a third less
         self._table = lemma_lookup(language.code)
         # base forms of English verbs (WordNet, via spacy-lookups-data): "help", "locate"
         self._verbs = base_verbs(language.code)
