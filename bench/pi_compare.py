@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.pi_check import CLONE, DEMO_ASK, PARSED, SOCKET, Chroot, health, wait_ready
+from bench.pi_root import NETNS
 
 MNEMOLIS = "/opt/mnemolis/bin/mnemolis"
 AS_SERVICE = f"sudo -u mnemolis env $MNEMOLIS_ENV {MNEMOLIS}"
@@ -76,7 +77,7 @@ def emulated_daemon(pi: Chroot, root: Path, runs: int) -> dict[str, Any]:
     log = root / "var" / "log" / "mnemolis.log"
     before = log.read_text(errors="replace")
     ask, answer = emulated_seconds(pi, f'{MNEMOLIS} ask "what time is it"', runs)
-    if "what time is it" not in log.read_text(errors="replace")[len(before):]:
+    if "what time is it" not in log.read_text(errors="replace")[len(before) :]:
         fail(f"`ask` as {CLONE.split('/')[2]} was not answered by the daemon: {answer}")
     starts, rss = [], 0.0
     for _ in range(runs):
@@ -97,14 +98,14 @@ def native_daemon(mnemolis: Path, env: dict[str, str], runs: int) -> dict[str, A
     for n in range(runs):
         started = time.perf_counter()
         daemon = subprocess.Popen(
-            ["unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh",
-             str(mnemolis), "serve"], env=env, stdout=subprocess.DEVNULL,
+            ["ip", "netns", "exec", NETNS, str(mnemolis), "serve"], env=env,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
         try:
             starts.append(wait_ready(sock, started))
             time.sleep(1.0)
-            rss = rss_mib(daemon.pid)  # unshare and sh exec: the daemon's own pid
+            rss = rss_mib(daemon.pid)  # ip netns exec execs: the daemon's own pid
             if n == runs - 1:
                 ask, _ = native_seconds([str(mnemolis), "ask", "what time is it"], env, runs)
         finally:
@@ -129,6 +130,7 @@ def compare(
         "demo_ask_s": emulated_seconds(pi, f'{MNEMOLIS} demo --ask "{DEMO_ASK}"', runs)[0],
         **emulated_daemon(pi, root, runs),
     }
+    pi.as_pi("sudo systemctl stop mnemolis")  # the native daemon takes the same ports
     print("pi-check: emulated runs done; installing the same clone natively", flush=True)
     mnemolis = native_install(cache, root / CLONE.lstrip("/"))
     scratch = cache / "native-run"

@@ -30,7 +30,10 @@ MIRROR = "http://deb.debian.org/debian"
 INCLUDE = ("python3", "python3-venv", "python3-pip", "ca-certificates", "git", "sudo")
 #: The Pi's own login, as on Raspberry Pi OS: a sudoer with no password.
 PI_USER = "pi"
-HOST_PACKAGES = ("debootstrap", "qemu-user-static", "binfmt-support")
+HOST_PACKAGES = ("debootstrap", "qemu-user-static", "binfmt-support", "mosquitto")
+#: The network namespace the emulated Pi's daemon lives in: loopback only, with a
+#: Mosquitto of its own on 127.0.0.1:1883, as the page's minimal mqtt.yaml expects.
+NETNS = "mnemolis-pi-check"
 
 
 def run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -41,7 +44,10 @@ def check_host() -> None:
     """Root, the three Debian packages, and arm64 binaries runnable through binfmt."""
     if os.geteuid() != 0:
         sys.exit("pi-check needs root (debootstrap, chroot, mounts)")
-    missing = [p for p in ("debootstrap", "qemu-aarch64-static") if shutil.which(p) is None]
+    tools = ("debootstrap", "qemu-aarch64-static", "ip")
+    missing = [p for p in tools if shutil.which(p) is None]
+    if not Path("/usr/sbin/mosquitto").is_file():
+        missing.append("mosquitto")
     if missing:
         sys.exit("pi-check needs: apt-get install -y " + " ".join(HOST_PACKAGES))
     binfmt = Path("/proc/sys/fs/binfmt_misc")
@@ -144,3 +150,26 @@ def mounted(root: Path, pip_cache: Path) -> Iterator[None]:
         yield
     finally:
         unmount_all(root)
+
+
+@contextmanager
+def isolated_network(folder: Path) -> Iterator[None]:
+    """`NETNS` with its loopback up and a Mosquitto (this machine's) listening in it."""
+    subprocess.run(["ip", "netns", "delete", NETNS], check=False, stderr=subprocess.DEVNULL)
+    run(["ip", "netns", "add", NETNS])
+    broker = None
+    try:
+        run(["ip", "netns", "exec", NETNS, "ip", "link", "set", "lo", "up"])
+        conf = folder / "mosquitto.conf"
+        conf.write_text("listener 1883 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        broker = subprocess.Popen(
+            ["ip", "netns", "exec", NETNS, "/usr/sbin/mosquitto", "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        yield
+    finally:
+        if broker is not None:
+            broker.terminate()
+            broker.wait(10)
+        subprocess.run(["ip", "netns", "delete", NETNS], check=False)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`systemctl` and `journalctl` for `make pi-check`'s chroot, where no systemd runs.
 
-Copied into the chroot as /usr/local/sbin/systemctl and journalctl. It does
+Copied into the chroot as /usr/local/bin/systemctl and journalctl. It does
 for the unit in /etc/systemd/system what systemd does with the lines the
 daemon relies on: User= and Group= (with the user's groups), Environment=,
 RuntimeDirectory=, StateDirectory=, CacheDirectory= and their modes (and the
@@ -50,6 +50,8 @@ def running(name: str) -> int | None:
     try:
         pid = int(pid_file(name).read_text())
         os.kill(pid, 0)
+    except PermissionError:  # another user's process (`systemctl status` needs no root)
+        pass
     except (OSError, ValueError):
         return None
     stat = Path(f"/proc/{pid}/stat").read_text().split()
@@ -72,6 +74,10 @@ def start(name: str) -> None:
             path.chmod(int(one(entries, f"{kind}DirectoryMode", "0755"), 8))
             env[f"{kind.upper()}_DIRECTORY"] = str(path)
     limit = int(one(entries, "LimitNOFILE", "1024"))
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and limit > hard:  # a container may not raise it
+        print(f"systemctl (pi-check): LimitNOFILE={limit} capped at {hard}", file=sys.stderr)
+        limit = hard
     umask = int(one(entries, "UMask", "0022"), 8)
 
     def as_user() -> None:

@@ -26,6 +26,7 @@ from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one
+from mnemolis.understand.work_words import work_said
 
 
 @dataclass
@@ -133,16 +134,7 @@ class TargetResolver:
 
     def _work(self, a: Analysis, start: int, end: int, hits: list[NameHit]) -> set[str]:
         """The types whose work (devices.yaml `work`) the part says, outside any name."""
-        named = {i for h in hits if h.kind in ("device", "room") for i in range(h.start, h.end)}
-        found: set[str] = set()
-        for i in range(start, end):
-            for words, dtype in self.work.items():
-                span = range(i, i + len(words))
-                if span.stop <= end and not named.intersection(span):
-                    toks = (a.tokens[k] for k in span)
-                    if all(w in (t.lower, t.lemma) for w, t in zip(words, toks, strict=True)):
-                        found.add(dtype)
-        return found
+        return work_said(self.work, a, start, end, hits)
 
     def _kinds(
         self,
