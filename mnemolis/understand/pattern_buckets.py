@@ -51,11 +51,11 @@ class PatternBucket:
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
         self.matcher = Matcher(vocab)
-        self._entries: list[tuple[str, list[dict[str, Any]], list[tuple[Key, ...]]]] = []
+        self._entries: list[tuple[str, list[dict[str, Any]], list[frozenset[Key]]]] = []
         self._subsets: dict[tuple[int, ...], Matcher] = {}
 
     def add(self, key: str, pattern: list[dict[str, Any]]) -> None:
-        required = [k for k in map(spec_keys, pattern) if k is not None]
+        required = [frozenset(k) for k in map(spec_keys, pattern) if k is not None]
         self._entries.append((key, pattern, required))
         self.matcher.add(key, [pattern])
 
@@ -67,7 +67,7 @@ class PatternBucket:
         viable = tuple(
             i
             for i, (_, _, required) in enumerate(self._entries)
-            if all(any(k in keys for k in spec) for spec in required)
+            if all(not keys.isdisjoint(spec) for spec in required)
         )
         if not viable:
             return None
