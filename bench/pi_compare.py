@@ -71,9 +71,11 @@ def emulated_daemon(pi: Chroot, root: Path, runs: int) -> dict[str, Any]:
     if not token.is_file():
         fail("the daemon made no token file in /var/lib/mnemolis")
     mode = token.stat().st_mode & 0o777
-    owner = subprocess.run(["stat", "-c", "%U", str(token)], capture_output=True, text=True)
-    if mode != 0o600:
-        fail(f"the token file is mode {mode:o}, not 600")
+    passwd = (root / "etc" / "passwd").read_text().splitlines()
+    users = {int(line.split(":")[2]): line.split(":")[0] for line in passwd if line.count(":") >= 2}
+    owner = users.get(token.stat().st_uid)
+    if mode != 0o600 or owner != "mnemolis":
+        fail(f"the token file is {owner}'s, mode {mode:o}: not the service user's, 600")
     log = root / "var" / "log" / "mnemolis.log"
     before = log.read_text(errors="replace")
     ask, answer = emulated_seconds(pi, f'{MNEMOLIS} ask "what time is it"', runs)
@@ -88,7 +90,7 @@ def emulated_daemon(pi: Chroot, root: Path, runs: int) -> dict[str, Any]:
         starts.append(time.time() - started)
         time.sleep(1.0)
         rss = rss_mib(int((root / "run" / "mnemolis.pid").read_text()))
-    return {"token_owner": owner.stdout.strip(), "ask_s": ask, "answer": answer.strip(),
+    return {"token_owner": owner, "ask_s": ask, "answer": answer.strip(),
             "serve_ready_s": statistics.median(starts), "serve_rss_mib": rss}  # fmt: skip
 
 
