@@ -22,6 +22,8 @@ from mnemolis.understand.spacy_lite import Matcher, Vocab
 SMALL = 16
 #: Matchers of subsets kept per bucket (the same few subsets recur).
 KEPT = 256
+#: Which patterns a query's words leave viable, kept per bucket by those words.
+KEPT_VIABLE = 256
 
 Key = tuple[str, str]
 
@@ -53,10 +55,14 @@ class PatternBucket:
         self.matcher = Matcher(vocab)
         self._entries: list[tuple[str, list[dict[str, Any]], list[frozenset[Key]]]] = []
         self._subsets: dict[tuple[int, ...], Matcher] = {}
+        self._relevant: set[Key] = set()  # every word some pattern requires
+        self._viable: dict[frozenset[Key], tuple[int, ...]] = {}  # by the query's words
 
     def add(self, key: str, pattern: list[dict[str, Any]]) -> None:
         required = [frozenset(k) for k in map(spec_keys, pattern) if k is not None]
         self._entries.append((key, pattern, required))
+        self._relevant.update(*required)
+        self._viable.clear()
         self.matcher.add(key, [pattern])
 
     def matcher_for(self, keys: set[Key]) -> Matcher | None:
@@ -64,11 +70,16 @@ class PatternBucket:
         the bucket can match it."""
         if len(self._entries) < SMALL:
             return self.matcher
-        viable = tuple(
-            i
-            for i, (_, _, required) in enumerate(self._entries)
-            if all(not keys.isdisjoint(spec) for spec in required)
-        )
+        said = frozenset(keys & self._relevant)  # all that decides which patterns may match
+        viable = self._viable.get(said)
+        if viable is None:
+            viable = tuple(
+                i
+                for i, (_, _, required) in enumerate(self._entries)
+                if all(not said.isdisjoint(spec) for spec in required)
+            )
+            if len(self._viable) < KEPT_VIABLE:
+                self._viable[said] = viable
         if not viable:
             return None
         if len(viable) == len(self._entries):
