@@ -95,6 +95,20 @@ def _announced_by_device(out: list[Candidate], penalty: float) -> None:
             c.score -= penalty
 
 
+def _in_value(match: Match, slots: SlotResult) -> bool:
+    """ "water the pots on the patio": a word of the phrase said in the middle of a value
+    of the intent's own list slots ("on" in "pots on the patio") is the value's, not the
+    phrase's. At a value's edge it may be both ("water ... every" and "every day"), and a
+    phrase that says the whole value ("to do list") is both."""
+    captured = {i for s, e in match.captures.values() for i in range(s, e)}
+    said = set(match.literal) - captured
+    return any(
+        r.start < i < r.end - 1 and not said.issuperset(range(r.start, r.end))
+        for r in slots.readings
+        for i in said
+    )
+
+
 def phrase_strength(match: Match) -> float:
     return match.rule.weight * min(1.0, 0.7 + 0.15 * match.rule.literal_words)
 
@@ -265,7 +279,7 @@ class Router:
         in_name = "device" not in intent.slots and any(
             h.kind == "device" and h.start <= best.start and best.end <= h.end for h in a.names
         )
-        if argued_against or yields or in_name:
+        if argued_against or yields or in_name or _in_value(best, slots):
             score -= self.avoid_penalty
         if slots.wrong_type:
             score -= self.wrong_type_penalty
@@ -305,6 +319,11 @@ class Router:
         part.slots = best.slots.values()
         if best.slots.fills:
             part.provenance["slots"] = {n: f.how for n, f in best.slots.fills.items()}
+        won = [r for r in best.slots.readings if r.beaten]
+        if won:  # "a medium crust": which value won, and over what
+            part.provenance["readings"] = [
+                f"{r.slot} {r.value!r} ({r.why}) over {', '.join(r.beaten)}" for r in won
+            ]
         if best.slots.options:
             part.provenance["options"] = list(best.slots.options)
         elif best.slots.missing and "device" not in part.slots:

@@ -14,6 +14,7 @@ from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
+from mnemolis.understand.list_values import Joiners, read_values
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.targets import TargetResolver
 from mnemolis.understand.values import ValueReader, announcing
@@ -33,6 +34,11 @@ class SlotExtractor:
         self.place_preps = lang.place_prepositions
         self.all_words = lang.all_words
         self.values = ValueReader(config)
+        self.list_slots = frozenset(n for n, spec in config.slots.items() if spec.type == "list")
+        conjunctions = {c for c in lang.conjunctions if " " not in c} - set(
+            lang.strong_conjunctions
+        )
+        self.joiners = Joiners(frozenset(conjunctions | {"&"}), frozenset(lang.determiners))
 
     def extract(
         self, a: Analysis, start: int, end: int, intent: IntentSpec, match: Match | None
@@ -44,9 +50,12 @@ class SlotExtractor:
         names = [h for h in a.names if start <= h.start and h.end <= end]
         if wanted & {"device", "room"}:
             self._devices(a, start, end, intent, _not_in_values(a, names, wanted), out)
+        self._lists(a, start, end, intent, match, out)
         for w in a.slot_words:
             if w.slot in wanted and start <= w.start and w.end <= end and w.slot not in out.fills:
-                if any(i in out.covered for i in range(w.start, w.end)):
+                if w.slot in self.list_slots or any(
+                    i in out.covered for i in range(w.start, w.end)
+                ):
                     continue
                 longest = max(
                     (x for x in a.slot_words if x.slot == w.slot and x.start == w.start),
@@ -61,6 +70,40 @@ class SlotExtractor:
         for fill in out.fills.values():
             out.covered.update(fill.tokens)
         return out
+
+    # ------------------------------------------------------------------ list values
+
+    def _lists(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        match: Match | None,
+        out: SlotResult,
+    ) -> None:
+        """The intent's list slots (`list_values`): the longest value wins, shared words go
+        to the slot whose context fits, a slot that takes several holds them all."""
+        captures = match.captures if match is not None else {}
+        readings = read_values(
+            a, start, end, intent, self.config.slots, out.covered, captures, self.joiners
+        )
+        for r in readings:
+            fill = out.fills.get(r.slot)
+            if fill is None:
+                out.fills[r.slot] = SlotFill(r.slot, r.value, r.start, r.end, "exact")
+            elif self.config.slots[r.slot].several:
+                values = fill.value if isinstance(fill.value, list) else [fill.value]
+                spans = fill.spans or ((fill.start, fill.end),)
+                out.fills[r.slot] = SlotFill(
+                    r.slot,
+                    [*values, r.value],
+                    fill.start,
+                    r.end,
+                    "several",
+                    (*spans, (r.start, r.end)),
+                )
+        out.readings = readings
 
     # ------------------------------------------------------------------ devices
 
