@@ -49,9 +49,7 @@ def why_intent(understander: Understander, text: str, expected: str | None) -> l
         return []
     a = understander.analyzer.analyze(norm)
     found = understander.router.candidates(a, 0, len(a.tokens))
-    lines = [
-        f"{c.intent.name} scored {c.score:.2f} via {c.match.rule.text!r}" for c in found[:2]
-    ]
+    lines = [f"{c.intent.name} scored {c.score:.2f} via {c.match.rule.text!r}" for c in found[:2]]
     if expected is not None and not any(c.intent.name == expected for c in found[:2]):
         mine = next((c for c in found if c.intent.name == expected), None)
         lines.append(

@@ -33,6 +33,7 @@ CUE_KINDS = (
     "opener",
     "ellipsis",
     "framing",
+    "exclude",
 )
 
 
@@ -119,6 +120,7 @@ class Analyzer:
             "opener": lang.polite_openers,
             "ellipsis": lang.ellipsis_openers,
             "framing": lang.topic_framing,
+            "exclude": lang.exclusions,
         }
         for kind, phrases in lists.items():
             for phrase in phrases:

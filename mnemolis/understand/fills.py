@@ -38,6 +38,9 @@ class SlotResult:
     wrong_type: bool = False  # the named device cannot do what the intent does
     implied: bool = False  # no device was named; the intent's own type stands in
     missing: str | None = None  # the device type asked for, with no device of it there
+    unknown: str | None = None  # the words of an area or a device the home does not have
+    left_out: list[str] = field(default_factory=list)  # "... except the kitchen": taken out
+    exclusion: Any = None  # what "except ..." takes out (`exclusion.LeftOut`), for readings
     #: The list values read, with what each beat (`list_values.Reading`), for explain.
     readings: list[Any] = field(default_factory=list)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from mnemolis.config import Config
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.exclusion import Exclusions
 from mnemolis.understand.item_lists import ItemLists
 from mnemolis.understand.names import NameIndex
 from mnemolis.understand.value_lists import ValueLists
@@ -61,6 +62,7 @@ class Guards:
         self.name_joiners = {"and", "&", "plus", "n", "'n'"}
         self.item_lists = ItemLists(config)  # "add milk, eggs and bread to the list"
         self.value_lists = ValueLists(config)  # "a pizza with extra cheese and mushrooms"
+        self.exclusions = Exclusions(config)
         self.determiners = lang.determiners
 
     def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
@@ -78,6 +80,7 @@ class Guards:
         self._no_split(a, start, end, occ)
         self.item_lists.protect(a, start, end, occ)
         self.value_lists.protect(a, start, end, occ)
+        self.exclusions.protect(a, start, end, occ)  # "except the kitchen and the hall"
         for o in occ:
             if o.guard is None and o.kind != ",":
                 o.guard = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.exclusion import Exclusions
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
 from mnemolis.understand.list_values import Joiners, read_values
@@ -27,6 +28,7 @@ class SlotExtractor:
         self.config = config
         self.names = names
         self.targets = TargetResolver(config, names)
+        self.exclusions = Exclusions(config)
         lang = config.language
         self.stop = lang.stop_words
         self.filler = lang.filler_words
@@ -123,7 +125,19 @@ class SlotExtractor:
             if m.intent == intent.name and m.inside(start, end)
             for i in m.literal
         }
+        ex = self.exclusions.find(a, start, end)  # "all the lights except the kitchen"
+        left_out = self.exclusions.hits_left_out(ex, names) if ex is not None else []
+        if ex is not None:
+            names = [h for h in names if h not in left_out]
+            literal |= set(ex.tokens)
+            out.covered.update(ex.tokens)
         found, scope = self.targets.resolve(a, start, end, intent, names, literal)
+        if ex is not None:
+            found, rule, taken = self.exclusions.leave_out(
+                self.targets, a, ex, intent, left_out, found
+            )
+            out.left_out = sorted(self.names.label(d) for d in taken)
+            out.exclusion = rule
         if scope is not None and scope.start >= 0:
             if scope.room is not None and "room" in intent.slots:
                 out.fills["room"] = SlotFill("room", scope.room, scope.start, scope.end, "exact")
@@ -134,6 +148,7 @@ class SlotExtractor:
         out.wrong_type = found.wrong_type
         out.implied = found.implied
         out.missing = found.missing
+        out.unknown = found.unknown
         labels = [self.names.label(d) for d in found.devices]
         if not labels:
             return
