@@ -21,7 +21,7 @@ lost, for `explain` and `check`.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from mnemolis.config import IntentSpec, SlotSpec
@@ -68,16 +68,15 @@ def read_values(
     a: Analysis,
     start: int,
     end: int,
-    intent: IntentSpec,
-    slots: Mapping[str, SlotSpec],
+    order: Sequence[str],
     blocked: Collection[int],
     captures: Mapping[str, tuple[int, int]],
     joiners: Joiners,
 ) -> list[Reading]:
-    """The values of the intent's list slots said in tokens[start:end], in spoken order,
-    one reading per span; ``blocked`` tokens (a device's name) hold none."""
-    order = list_slots(intent, slots)
-    if not order:
+    """The values of an intent's list slots (``order``: `list_slots`, worked out once)
+    said in tokens[start:end], in spoken order, one reading per span; ``blocked`` tokens
+    (a device's name) hold none."""
+    if not order or not a.slot_words:
         return []
     hits = [
         w

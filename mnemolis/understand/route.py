@@ -100,6 +100,8 @@ def _in_value(match: Match, slots: SlotResult) -> bool:
     of the intent's own list slots ("on" in "pots on the patio") is the value's, not the
     phrase's. At a value's edge it may be both ("water ... every" and "every day"), and a
     phrase that says the whole value ("to do list") is both."""
+    if not slots.readings:
+        return False
     captured = {i for s, e in match.captures.values() for i in range(s, e)}
     said = set(match.literal) - captured
     return any(
@@ -207,6 +209,8 @@ class Router:
         names = {i for h in a.names if h.kind == "device" for i in range(h.start, h.end)}
         named = self.quantities.named(a.tokens, start, end, names)
         units = self.quantities.units_said(a.tokens, start, end)
+        if not named and not units:
+            return
         slots = self.config.slots
         for c in out:
             # a select's option read from the number ("65") is no temperature either; nor

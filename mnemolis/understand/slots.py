@@ -15,7 +15,7 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.exclusion import Exclusions
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
-from mnemolis.understand.list_values import Joiners, read_values
+from mnemolis.understand.list_values import Joiners, list_slots, read_values
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.targets import TargetResolver
 from mnemolis.understand.values import ValueReader, announcing
@@ -37,6 +37,7 @@ class SlotExtractor:
         self.all_words = lang.all_words
         self.values = ValueReader(config)
         self.list_slots = frozenset(n for n, spec in config.slots.items() if spec.type == "list")
+        self.list_order = {n: list_slots(spec, config.slots) for n, spec in config.intents.items()}
         conjunctions = {c for c in lang.conjunctions if " " not in c} - set(
             lang.strong_conjunctions
         )
@@ -87,9 +88,8 @@ class SlotExtractor:
         """The intent's list slots (`list_values`): the longest value wins, shared words go
         to the slot whose context fits, a slot that takes several holds them all."""
         captures = match.captures if match is not None else {}
-        readings = read_values(
-            a, start, end, intent, self.config.slots, out.covered, captures, self.joiners
-        )
+        order = self.list_order.get(intent.name) or list_slots(intent, self.config.slots)
+        readings = read_values(a, start, end, order, out.covered, captures, self.joiners)
         for r in readings:
             fill = out.fills.get(r.slot)
             if fill is None:

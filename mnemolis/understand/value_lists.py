@@ -56,9 +56,8 @@ class ValueLists:
         self.joiners = Joiners(frozenset(conjunctions | {"&"}), frozenset(lang.determiners))
         self.edges = frozenset(conjunctions | {"&"})
         # only intents with list slots can hold a list of values
-        self.takers = frozenset(
-            name for name, spec in config.intents.items() if list_slots(spec, config.slots)
-        )
+        self.order = {n: list_slots(spec, config.slots) for n, spec in config.intents.items()}
+        self.takers = frozenset(name for name, order in self.order.items() if order)
 
     def protect(self, a: Analysis, start: int, end: int, occ: Sequence[Guarded]) -> None:
         """Mark each unguarded occurrence that joins values of one intent's slots."""
@@ -147,7 +146,7 @@ class ValueLists:
         return Verdict(f"values of {name}: {before.slot} {joined} {after.slot}", "")
 
     def _read(self, a: Analysis, s: int, e: int, intent: IntentSpec) -> list[Reading]:
-        return read_values(a, s, e, intent, self.config.slots, (), {}, self.joiners)
+        return read_values(a, s, e, self.order[intent.name], (), {}, self.joiners)
 
     def _right_side(
         self, a: Analysis, o: Guarded, occ: Sequence[Guarded], end: int
