@@ -266,15 +266,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
     from mnemolis.demo.home import intro
-    from mnemolis.runtime.assistant import Assistant, default_sources
-    from mnemolis.sources.base import ANSWERS_ONCE
-    from mnemolis.understand import registry_from_config
+    from mnemolis.runtime.assistant import Assistant
 
-    registry = registry_from_config(config)
-    extras = {**source_extras(), ANSWERS_ONCE: args.ask is not None}
-    sources = default_sources(config, registry, home.environment.variables(), extras)
     async with Assistant.running(
-        config, sources=sources, registry=registry, one_shot=True
+        config,
+        environ=home.environment.variables(),
+        extras=source_extras(),
+        answers_once=args.ask is not None,
+        one_shot=True,
     ) as assistant:
         if args.ask is not None:
             from mnemolis.core.origin import Origin
