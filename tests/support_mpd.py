@@ -34,6 +34,7 @@ from mnemolis.demo.mosquitto import free_port
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.music.source import MusicSource
 from mnemolis.understand import Understander, registry_from_config
+from tests.tools import require
 
 #: MPEG-2 (LSF) layer III, 8 kbit/s, 16 kHz, mono, no CRC: each frame is 36 bytes and
 #: 576 samples long (ISO/IEC 13818-3; header fields as in ISO/IEC 11172-3 2.4.1.3).
@@ -165,14 +166,7 @@ def find_mpd() -> str | None:
 
 
 def require_mpd() -> str:
-    from tests.conftest import IN_CI
-
-    binary = find_mpd()
-    if binary is None:
-        if IN_CI:
-            pytest.fail("mpd is not installed, and CI must run the music tests")
-        pytest.skip("mpd is not installed (apt-get install mpd)")
-    return binary
+    return require("mpd")
 
 
 class Mpd:
