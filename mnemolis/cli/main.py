@@ -322,8 +322,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "doctor",
         help="check every configured source and say what to fix",
-        description="Check the broker and devices, the encyclopedia books, the weather "
-        "service, the clock and the intents; exit status 1 when something is broken.",
+        description="Start every configured source and check it for real (the broker and "
+        "devices, the encyclopedia books, the weather service, the clock, timers and lists in "
+        "the state directory, the music players, routines' webhooks) and the intents' "
+        "examples; exit status 1 when something is broken.",
     )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_doctor)
@@ -333,9 +335,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="the embedded default home, then a chat with it",
         description="Start the demo home in this process (an MQTT broker on a free loopback "
         "port with the simulated devices of sources/mqtt.yaml, the demo encyclopedia, the "
-        "demo's recorded forecast), then chat with it, or answer one request with --ask. "
-        "Uses the bundled configuration unless --config names another. No root, no "
-        "network; the home stops when the command ends.",
+        "demo's recorded forecast, an mpd with a generated library where mpd is installed), "
+        "then chat with it; --ask, --parse, --explain and --doctor do one thing instead. "
+        "Uses the bundled configuration unless --config names another, and keeps its timers "
+        "and lists in its own cache, never the real ones. No root, no network; the home "
+        "stops when the command ends.",
         epilog=ASK_EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

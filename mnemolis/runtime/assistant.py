@@ -118,7 +118,7 @@ class Assistant:
     ) -> Assistant:
         """Start the sources and build the understander.
 
-        ``sources`` replaces the default four (tests point real ones at test
+        ``sources`` replaces the registry's sources (tests point real ones at test
         servers); an MQTT source among them must share ``registry``.
         ``one_shot`` waits (boundedly, `discovery.wait_s`) for retained
         discovery and device states, so a single `ask` knows every device.
