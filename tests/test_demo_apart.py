@@ -4,6 +4,8 @@ with a generated library where mpd is installed, and says how to get it where no
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +112,21 @@ def test_a_player_that_cannot_start_leaves_the_rest_of_the_demo_running(
         )
     finally:
         home.stop()
+
+
+def test_the_demo_chat_says_its_broadcasts_and_one_answer_points_at_the_chat(
+    demo_cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broadcast is said in the demo's chat (it answered "nothing that speaks is
+    listening"); a one-shot --ask cannot keep a timer and says where it can: the demo's
+    chat, never `mnemolis chat` (the real home)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("tell everyone dinner is ready\n"))
+    assert main(["demo", "--cache", str(demo_cache)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "dinner is ready",
+        "Done: I said 'dinner is ready' everywhere.",
+    ]
+    assert main(["demo", "--cache", str(demo_cache), "--ask", "set a timer for 10 seconds"]) == 0
+    assert capsys.readouterr().out == (
+        "Timers need the demo to keep running: set one in its chat (mnemolis demo).\n"
+    )
