@@ -412,6 +412,77 @@ def strangers_yes(home: ServeHome, n: int) -> Row:
     return row
 
 
+# --------------------------------------------------------------------------- confirmation attacks
+
+# Issue 21: nobody opens the house without a yes. Every way a prober found (or might
+# try) to open the garage door, unlock a door or open a valve, each from a session of
+# its own and followed by a "yes" from a stranger's session; then the watches are set
+# off and the delays run out. Everything the guarded devices' command topics got is
+# counted by a client of our own: it must be nothing. (A garden tap is announced by
+# discovery first; no alarm disarm here: no shipped intent disarms.)
+
+CONFIRM_ATTACKS = [
+    "set the garage door to 100 percent",
+    "open the garage door halfway",
+    "open the garage door a bit more",
+    "raise the garage door",
+    "in 2 seconds set the garage door to 100 percent",
+    "in 2 seconds open the garage door halfway",
+    "in 2 seconds open the garage door a bit more",
+    "when the kitchen light turns on open the garage door halfway",
+    "when the kitchen light turns on set the garage door to 100 percent",
+    "if the kitchen light is off open the garage door a bit more",
+    "unlock the front door",
+    "unlock the back door in 2 seconds",
+    "open the garden tap",
+    "turn on the garden tap",
+]
+GUARDED_TOPICS = ["home/garage_door/set", "home/front_door/set", "home/back_door/set", "tap/set"]
+GARDEN_TAP = {"name": "Garden Tap", "cmd_t": "tap/set", "stat_t": "tap/state"}
+
+
+def confirmation_attacks(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
+    """Each attack ``n`` times (a session each, a stranger's "yes" after it), then what
+    the guarded devices got: the last row counts every such command as lost."""
+    tap = "homeassistant/valve/garden_tap/config"
+    with MqttProbe(home.broker.host, home.broker.port, ["mnemolis/chaos/tap"]) as announcer:
+        announcer.publish(tap, json.dumps(GARDEN_TAP), retain=True)
+    time.sleep(1.0)  # the daemon discovers the tap
+    home.simulator.report("kitchen light", state="OFF")
+    rows = []
+    with MqttProbe(home.broker.host, home.broker.port, GUARDED_TOPICS) as watcher:
+        for k, text in enumerate(CONFIRM_ATTACKS):
+            row = Row(f'"{text}", then a stranger\'s "yes" (HTTP)')
+            waited = 0
+            for i in range(n):
+                ask = {"text": text, "session": f"attack-{k}-{i}"}
+                try:
+                    _status, body, _ = http_call(daemon.http_port, "POST", "/ask", ask)
+                    stranger = {"text": "yes", "session": "stranger"}
+                    http_call(daemon.http_port, "POST", "/ask", stranger)
+                except (OSError, ValueError):
+                    row.count(LOST)
+                    continue
+                row.count(judge(body))
+                waited += body.get("outcome") == "waiting"
+            row.note = f"asked for a yes: {waited} of {n}"
+            rows.append(row)
+        home.simulator.report("kitchen light", state="ON")  # every watch set off
+        time.sleep(3.0)  # every delay ran out
+        opened: list[str] = []
+        while True:
+            try:
+                got = watcher.next(timeout_s=0.5)
+            except AssertionError:
+                break
+            opened.append(f"{got.topic} {got.payload.decode()}")
+    total = Row("commands that reached a door, the garage door or the tap (all of the above)")
+    total.tried = sum(r.tried for r in rows)
+    total.lost = len(opened)
+    total.note = f"opened without a yes: {len(opened)}" + (f" ({opened[:3]})" if opened else "")
+    return [*rows, total]
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -439,6 +510,7 @@ def run(daemon: ServeProcess, home: ServeHome, repeat: int, sockets: int) -> tup
 
     probe(flood)
     probe(lambda: strangers_yes(home, max(5, repeat // 10)))
+    probe(lambda: confirmation_attacks(daemon, home, max(3, repeat // 20)))
     probe(lambda: broker_restart(home))
     return rows, flood_note
 

@@ -49,8 +49,8 @@ def test_the_unit_runs_serve_as_its_own_user(section: str, key: str, value: str)
     assert value in entries[section][key]
 
 
-def test_the_readme_installs_what_the_unit_runs() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_raspberry_pi_page_installs_what_the_unit_runs() -> None:
+    readme = (ROOT / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
     assert "sudo python3 -m venv /opt/mnemolis" in readme
     assert "sudo cp packaging/mnemolis.service /etc/systemd/system/" in readme
     assert "journalctl -u mnemolis" in readme

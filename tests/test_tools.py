@@ -35,6 +35,8 @@ def test_a_program_is_found_on_path_only_when_it_can_run(
     assert tools.find(GHOST) is None, "a file that cannot run is no program"
     program.chmod(0o755)
     assert tools.find(GHOST) == str(program)
+    library = tools.Tool("ghost-lib", (), "libghost0", "the ghost tests", "ghost-lib-nowhere")
+    assert tools.find(library) is None, "a library is looked up as one, never on PATH"
 
 
 def test_a_missing_program_skips_its_test_with_the_command_that_installs_it(
@@ -83,7 +85,7 @@ def test_every_program_a_test_requires_is_a_row_of_the_table() -> None:
     named = {
         match
         for path in (ROOT / "tests").glob("*.py")
-        for match in re.findall(r'\brequire\("([^"]+)"\)', path.read_text(encoding="utf-8"))
+        for match in re.findall(r'\b(?:require|need)\("([^"]+)"\)', path.read_text(encoding="utf-8"))
     }
     assert named and named <= set(tools.BY_NAME), named - set(tools.BY_NAME)
 

@@ -40,6 +40,7 @@ class Tool:
     candidates: tuple[str, ...]  # commands looked up on PATH (and sbin), or absolute paths
     package: str  # the Debian package that installs it
     used_by: str  # which tests need it, said when it is missing
+    library: str | None = None  # a shared library instead of a command (ctypes' name)
 
 
 #: Every program the tests need, and the Debian package that brings it.
@@ -50,6 +51,10 @@ TOOLS: tuple[Tool, ...] = (
     Tool("kiwix-serve", ("kiwix-serve",), "kiwix-tools", "the encyclopedia served over HTTP"),
     Tool("mpd", ("mpd",), "mpd", "the music tests and the demo's music play on a real MPD"),
     Tool("systemd-analyze", ("systemd-analyze",), "systemd", "systemd reads the service unit"),
+    Tool("espeak-ng", ("espeak-ng",), "espeak-ng", "the voice tests speak their requests"),
+    Tool("sox", ("sox",), "sox", "the voice tests make and convert sounds"),
+    Tool("arecord", ("arecord",), "alsa-utils", "the voice tests' microphone command"),
+    Tool("portaudio", (), "libportaudio2", "sounddevice's microphone and speaker", "portaudio"),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
 #: Where a program may be when it is not on a user's PATH (mosquitto lives in /usr/sbin).
@@ -64,7 +69,11 @@ def in_ci() -> bool:
 
 
 def find(tool: Tool) -> str | None:
-    """The program's path, or None."""
+    """The program's path (a library's name), or None."""
+    if tool.library is not None:
+        from ctypes.util import find_library
+
+        return find_library(tool.library)
     path = os.pathsep.join([os.environ.get("PATH", os.defpath), *EXTRA_PATH])
     for candidate in tool.candidates:
         found = shutil.which(candidate, path=path)

@@ -18,6 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemolis.cli import plans
+from mnemolis.cli.exits import (
+    ASK_EXIT_HELP,
+    EXIT_CONFIG,
+    EXIT_FAILED,
+    EXIT_NOT_UNDERSTOOD,
+    EXIT_OK,
+    OUTCOME_EXIT,
+)
+from mnemolis.cli.listen import add_listen_parser, add_voice_options
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.cli.doctor import Finding
@@ -25,20 +34,6 @@ if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.demo.home import DemoHome
     from mnemolis.runtime.answer import Answer
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_CONFIG = 2
-EXIT_PARTIAL = 3
-EXIT_NOT_UNDERSTOOD = 4
-EXIT_WAITING = 5
-#: `mnemolis ask`: the exit status of each outcome of an answer (`Outcome` is a StrEnum).
-OUTCOME_EXIT = {
-    "answered": EXIT_OK,
-    "failed": EXIT_FAILED,
-    "partial": EXIT_PARTIAL,
-    "not_understood": EXIT_NOT_UNDERSTOOD,
-    "waiting": EXIT_WAITING,
-}
 LOCAL_HELP = (
     "answer in this process, even when a `mnemolis serve` is running (by default the "
     "running daemon answers, if it serves the same configuration)"
@@ -47,14 +42,7 @@ ROOM_HELP = (
     'the area the request is spoken in: "turn on the lights" then means its lights '
     "(as a satellite's area does for the daemon)"
 )
-ASK_EXIT_HELP = """exit status:
-  0  every part was answered (a fact said, an action done, or refused by a rule)
-  1  parts were understood, but none could be answered (a source down, a timeout)
-  2  the configuration is broken (the message names the file and line)
-  3  partial: some parts were answered, others failed or were out of scope
-  4  nothing understood: every part was out of scope, or there was no request
-  5  waiting: a "Do you want me to ...?" or "Which one do you mean?" needs a next
-     turn, which a one-shot ask does not have (use `mnemolis chat`)"""
+
 
 
 def _load(args: argparse.Namespace) -> Config:
@@ -117,8 +105,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     text = " ".join(args.query)
     if not text.strip():
-        print("mnemolis: nothing to ask: say it after ask (mnemolis ask what time is it)",
-              file=sys.stderr)
+        print(
+            "mnemolis: nothing to ask: say it after ask (mnemolis ask what time is it)",
+            file=sys.stderr,
+        )
         return EXIT_NOT_UNDERSTOOD
     through_daemon = ask_through_daemon(args, text)
     if through_daemon is not None:
@@ -160,7 +150,10 @@ async def _doctor(config: Config, environ: dict[str, str] | None = None) -> list
     async with Assistant.running(
         config, one_shot=True, extras=source_extras(), environ=environ
     ) as assistant:
-        return await diagnose(assistant)
+        findings = await diagnose(assistant)
+    from mnemolis.voice.doctor import voice_findings
+
+    return findings + await voice_findings(config)
 
 
 def _print_findings(findings: list[Finding]) -> int:
@@ -188,9 +181,13 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
         config,
         environ=home.environment.variables(),
         extras=source_extras(),
-        answers_once=args.ask is not None,
+        answers_once=args.ask is not None or bool(args.wav),
         one_shot=True,
     ) as assistant:
+        if args.wav or args.voice:
+            from mnemolis.cli.listen import run_voice
+
+            return await run_voice(assistant, config, args, "demo", _room(args))
         if args.ask is not None:
             from mnemolis.core.origin import Origin
 
@@ -228,13 +225,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return EXIT_FAILED
         if args.doctor:
             return _print_findings(asyncio.run(_doctor(config, home.environment.variables())))
-        if args.ask is None:
+        if args.ask is None and not args.wav:
             for line in home.summary():
                 print(f"demo: {line}", file=sys.stderr)
         return asyncio.run(_demo(config, home, args))
     finally:
         home.stop()
         weather_log.setLevel(level)
+
+
+def cmd_listen(args: argparse.Namespace) -> int:
+    """`mnemolis listen`: the microphone, or recorded requests (`cli.listen`)."""
+    from mnemolis.cli.listen import run_voice
+    from mnemolis.runtime.assistant import Assistant
+
+    config = _load(args)
+    _quiet_logs()
+
+    async def listen() -> int:
+        async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
+            return await run_voice(assistant, config, args, "listen", _room(args))
+
+    return asyncio.run(listen())
 
 
 #: Commands whose parsers import their own modules (config, evaluation): built only when
@@ -348,6 +360,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     one.add_argument("--parse", metavar="REQUEST", help="print its plan as JSON (nothing starts)")
     one.add_argument("--explain", metavar="REQUEST", help="how it is understood, stage by stage")
     one.add_argument("--doctor", action="store_true", help="check every source of the demo home")
+    p.add_argument(
+        "--voice", action="store_true", help="talk to the demo home: the microphone, wake word"
+    )
+    add_voice_options(p)
     p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument(
@@ -355,6 +371,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_demo)
+
+    add_listen_parser(sub, ROOM_HELP, cmd_listen)
 
     known = {*sub.choices, *OWN_PARSERS}
     if command is None or command not in known or command in OWN_PARSERS:

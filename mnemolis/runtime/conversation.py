@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from mnemolis.core.plan import Part
+from mnemolis.runtime.doubt import Doubted
 from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.understand.context import Context
 
@@ -38,6 +39,7 @@ class Conversation:
     last_turn: float
     context: Context = field(default_factory=Context)
     waiting: list[Waiting] = field(default_factory=list)
+    doubted: Doubted | None = None  # a plan heard with doubt, asked back ("Did you say ...?")
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def take_waiting(self) -> list[Waiting]:
@@ -81,7 +83,7 @@ class Conversations:
                 break
             self._live.popitem(last=False)
 
-    def expired(self, waiting: Waiting) -> bool:
+    def expired(self, waiting: Waiting | Doubted) -> bool:
         return self.clock() - waiting.asked_at > self.settings.confirm_expiry_s
 
 

@@ -1,9 +1,10 @@
 """The MQTT source's settings: broker, discovery, timeouts and limits.
 
-They come from the `broker:`, `discovery:`, `timeouts:` and `limits:` sections
-of `sources/mqtt.yaml`; the environment variable ``MNEMOLIS_MQTT_URL``
-(``mqtt://user:pass@host:1883``, ``mqtts://`` for TLS) overrides the broker, so
-one config directory serves a laptop and a Pi. A wrong value is a
+They come from the `broker:`, `discovery:`, `timeouts:`, `limits:` and `confirm:`
+(what waits for a spoken yes, `opening`) sections of `sources/mqtt.yaml`; the
+environment variable ``MNEMOLIS_MQTT_URL`` (``mqtt://user:pass@host:1883``,
+``mqtts://`` for TLS) overrides the broker, so one config directory serves a
+laptop and a Pi. A wrong value is a
 `ConfigError` naming the file and line, raised when the source is built.
 """
 
@@ -20,6 +21,7 @@ from mnemolis.mqtt_connection.settings import (
     load_broker_settings,
     settings_path,
 )
+from mnemolis.sources.mqtt.opening import ConfirmPolicy, load_policy
 
 __all__ = ["URL_ENV", "MqttSettings", "load_mqtt_settings"]
 
@@ -57,6 +59,7 @@ class MqttSettings:
     timeouts: Timeouts = Timeouts()
     limits: Limits = Limits()
     url_from_env: bool = False
+    confirm: ConfirmPolicy = field(default_factory=ConfirmPolicy)  # what waits for a yes
 
 
 def _discovery(reader: SectionReader) -> DiscoverySettings:
@@ -99,7 +102,8 @@ def load_mqtt_settings(config: Config, env: Mapping[str, str] | None = None) -> 
         bridge_payload_bytes=lim.integer("bridge_payload_bytes", 8_388_608, 1024),
         devices=lim.integer("devices", 5_000, 1),
     )
-    return MqttSettings(broker, discovery, timeouts, limits, from_env)
+    confirm = load_policy(data.get("confirm"), path)
+    return MqttSettings(broker, discovery, timeouts, limits, from_env, confirm)
 
 
 def check_settings(config: Config) -> None:

@@ -46,6 +46,18 @@ SOURCE = "mqtt"
 COMPLAINT_EVERY_S = 60.0
 
 
+def command_topics(device: Device) -> set[str]:
+    """Every topic a device takes commands on: its YAML ``topics`` of a command role and
+    the ``*command_topic`` keys of its platform config."""
+    found = {t for role, t in device.topics.items() if "command" in role or role == "set"}
+    found.update(
+        t
+        for key, t in device.config.items()
+        if key.endswith("command_topic") and isinstance(t, str) and t
+    )
+    return found
+
+
 class MqttSource:
     """Devices over MQTT: YAML, Home Assistant discovery and zigbee2mqtt."""
 
@@ -233,15 +245,40 @@ class MqttSource:
         devices, _problem = self.devices_for(part)
         return self.cache.follow([d.id for d in devices], changed, asyncio.get_running_loop())
 
-    async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
+    async def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        qos: int = 1,
+        retain: bool = False,
+        confirmed: bool = False,
+    ) -> bool:
         """`base.Publishes`: one message on a topic from configuration (a routine's
         `publish:`, an external intent), within `timeouts.answer_s`; True once the
-        broker has it (QoS 1, 2) or it was sent (QoS 0)."""
+        broker has it (QoS 1, 2) or it was sent (QoS 0). A message to a device whose
+        opening waits for a yes (`guarded`) is not sent without ``confirmed``."""
         if not self._started or self._closed or self._loop is None:
+            return False
+        device = self.guarded(topic)
+        if device is not None and not confirmed:
+            log.warning("not sent to %s without a yes: it commands the %s", topic[:120], device)
             return False
         deadline = self._loop.time() + self.settings.timeouts.answer_s
         outcome = await self.link.publish(topic, payload, deadline, qos, retain)
         return outcome.sent and outcome.acknowledged
+
+    def guarded(self, topic: str) -> str | None:
+        """`base.Publishes`: the device ``topic`` commands (one of its command topics, or a
+        topic under one: zigbee2mqtt's ``.../set/state``), when its opening, unlocking or
+        disarming waits for a yes, or it lists actions that do; None for any other topic."""
+        policy = self.settings.confirm
+        for device in self.registry.devices():
+            if not (device.confirm or policy.guards(device)):
+                continue
+            for command in command_topics(device):
+                if topic == command or topic.startswith(command.rstrip("/") + "/"):
+                    return device.name
+        return None
 
     # ------------------------------------------------------------------ registry and routes
 
@@ -468,6 +505,16 @@ class MqttSource:
         if action == "state":
             return self.answers.state(devices, part)
         return await self.commands.run(devices, action, part, request)
+
+    def waits_for_yes(self, part: Part) -> list[str]:
+        """`base.WaitsForYes`: the devices ``part`` names whose command would wait for a yes
+        in whatever state they are in when it runs (a plan, a watch), by its effect."""
+        spec = self.config.intent(part.intent)
+        action = spec.action if spec is not None and spec.action else None
+        if action is None or action == "state":
+            return []
+        devices, _problem = self.devices_for(part)
+        return [d.name for d in devices if self.commands.waiting(d, action, part, later=True)]
 
     async def evaluate(self, part: Part, request: Request) -> Evaluation:
         """A condition such as "the back door is unlocked": true, false or unknown."""
