@@ -7,14 +7,16 @@ it), then throws at it what went wrong before: lone surrogates and
 non-finite numbers on every front-end, truncated Wyoming events, requests
 begun and never finished, 1,100 idle Wyoming and 1,100 idle HTTP sockets, a
 broker killed and restarted while requests stream in, plain-text "yes" from
-a stranger. Each request is counted as *answered* (its answer came back),
+a stranger. Issue 21's web and session attacks are a section of their own,
+on a daemon of their own (`bench/chaos_web.py`). Each request is counted as
+*answered* (its answer came back),
 *clear error* (a JSON refusal or an ``error`` event with a code and a
 sentence) or *lost* (nothing, a closed connection, or bytes that are not
 strict JSON); after each probe the daemon must still answer "what time is
 it" over HTTP. Prints one Markdown table (for bench/RESULTS.md) and the log
 lines the daemon wrote during the socket flood.
 
-    .venv/bin/python bench/chaos.py [--repeat 100]
+    .venv/bin/python bench/chaos.py [--repeat 100] [--section all|daemon|web]
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from tests.support_serve import (
     MqttProbe,
     ServeHome,
     ServeProcess,
+    bearer,
     config_variant,
     http_call,
     open_files,
@@ -102,7 +105,7 @@ def judge(reply: Any) -> str:
 
 def http_raw(port: int, body: bytes) -> Any:
     head = (
-        b"POST /ask HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+        b"POST /ask HTTP/1.1\r\n" + HOST + bearer(port) + b"Content-Type: application/json\r\n"
         b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
     )
     try:
@@ -274,11 +277,13 @@ def idle_flood(daemon: ServeProcess, count: int) -> tuple[list[Row], str]:
 def connect_many(
     where: tuple[str, int], count: int, stack: ExitStack
 ) -> list[socket.socket | None]:
-    """``count`` connections (None for one that could not even connect)."""
+    """``count`` connections (None: could not connect) from 200 addresses: many clients."""
     opened: list[socket.socket | None] = []
-    for _ in range(count):
+    for i in range(count):
+        source = (f"127.0.0.{2 + i % 200}", 0)
         try:
-            opened.append(stack.enter_context(socket.create_connection(where, timeout=2)))
+            sock = socket.create_connection(where, timeout=2, source_address=source)
+            opened.append(stack.enter_context(sock))
         except OSError:
             opened.append(None)
     return opened
@@ -515,6 +520,16 @@ def run(daemon: ServeProcess, home: ServeHome, repeat: int, sockets: int) -> tup
     return rows, flood_note
 
 
+# --------------------------------------------------------------------------- issue 21: the web
+
+
+def web_section(home: ServeHome, repeat: int) -> list[Row]:
+    """Issue 21's web and session attacks, on a daemon of their own (`bench/chaos_web.py`)."""
+    from bench.chaos_web import web_and_sessions
+
+    return web_and_sessions(home, repeat)
+
+
 def report(rows: list[Row], flood_note: str) -> None:
     print("| probe | tried | answered | clear error | lost | still answering after | note |")
     print("|---|---|---|---|---|---|---|")
@@ -524,13 +539,15 @@ def report(rows: list[Row], flood_note: str) -> None:
         print(f"| {r.probe} | {counts} | {after} | {r.note} |")
     total = sum(r.tried for r in rows)
     lost = sum(r.lost for r in rows)
-    print(f"\n{total:,} requests, {lost:,} lost; during the socket floods: {flood_note}")
+    floods = f"; during the socket floods: {flood_note}" if flood_note else ""
+    print(f"\n{total:,} requests, {lost:,} lost{floods}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=100, help="requests per probe")
     parser.add_argument("--sockets", type=int, default=1100, help="idle sockets per front-end")
+    parser.add_argument("--section", choices=("all", "daemon", "web"), default="all")
     args = parser.parse_args()
     import resource
 
@@ -540,9 +557,13 @@ def main() -> int:
         folder = Path(scratch)
         zims = build_test_zims(folder)
         with running_home(folder, zims.main) as home:
-            config = config_variant(home, "chaos", LIMITS)
-            with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
-                rows, note = run(daemon, home, args.repeat, args.sockets)
+            rows, note = [], ""
+            if args.section in ("all", "daemon"):  # issue 17's probes, the confirmations
+                config = config_variant(home, "chaos", LIMITS)
+                with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
+                    rows, note = run(daemon, home, args.repeat, args.sockets)
+            if args.section in ("all", "web"):
+                rows += web_section(home, args.repeat)
     report(rows, note)
     return 1 if any(r.lost or not r.still_answering for r in rows) else 0
 

@@ -32,6 +32,9 @@ def test_the_unit_makes_the_runtime_and_state_directories() -> None:
     entries = service()
     assert entries["RuntimeDirectory"] == ["mnemolis"]
     assert entries["StateDirectory"] == ["mnemolis"]
+    # lists, reminders and the token are private (issue 21): no access for anyone else
+    assert entries["StateDirectoryMode"] == entries["CacheDirectoryMode"] == ["0700"]
+    assert entries["UMask"] == ["0077"]
     environment = dict(e.split("=", 1) for e in entries["Environment"])
     systemd = {"STATE_DIRECTORY": "/var/lib/mnemolis", "RUNTIME_DIRECTORY": "/run/mnemolis"}
     assert state_dir(environment) == state_dir(systemd)
