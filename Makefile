@@ -1,9 +1,9 @@
-# Mnemolis: the commands the README shows.
+# Mnemolis: the commands the README and docs/ show.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test gate lint typecheck check bench demo clean
+.PHONY: venv tools test gate lint typecheck check bench demo docs clean
 
 $(BIN)/mnemolis: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Mnemolis needs Python 3.11 or newer, and $(PYTHON) is " + sys.version.split()[0] + ": run make with PYTHON=python3.11 (or newer)")'
@@ -14,11 +14,18 @@ $(BIN)/mnemolis: pyproject.toml
 
 venv: $(BIN)/mnemolis
 
-test: venv
+# The programs the tests start for real (tests/tools.py, one table): found, installed with
+# apt-get when run as root, or make stops at once and names them and the command that
+# installs them; MISSING=skip runs the tests without them (skipped, counted at the end).
+tools:
+	@$(PYTHON) tests/tools.py $(if $(filter skip,$(MISSING)),--allow-missing)
+
+test: tools venv
 	$(BIN)/ruff check mnemolis tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/mnemolis check
+	$(MAKE) docs
 	$(BIN)/pytest
 	$(MAKE) gate
 
@@ -79,6 +86,11 @@ bench: venv
 	$(BIN)/python bench/music.py
 	$(BIN)/python bench/timers.py
 	$(BIN)/python bench/big_home.py
+
+# The documentation site (mkdocs.yml) into build/site: every link and anchor checked, and
+# any warning fails the build. Open build/site/index.html, or `.venv/bin/mkdocs serve`.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

@@ -8,46 +8,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mnemolis.cli.main import main
-from mnemolis.config import Config
-from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.demo.simulator import Simulator
-from tests.support_kiwix import KiwixZims, fixture_test_zims
+from tests.support_home import home
+from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker
-from tests.support_open_meteo import OpenMeteoReplay, closed_port_url, open_meteo
+from tests.support_open_meteo import closed_port_url, open_meteo
 
-__all__ = ["broker", "fixture_test_zims", "open_meteo"]
-
-
-@pytest.fixture
-def home(
-    config: Config,
-    broker: Mosquitto,
-    open_meteo: OpenMeteoReplay,
-    test_zims: KiwixZims,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[Simulator]:
-    """The default home, simulated; the environment points every source at a test server."""
-    simulator = Simulator(broker.host, broker.port, config.devices).start()
-    environ = {
-        "MNEMOLIS_MQTT_URL": broker.url,
-        "MNEMOLIS_KIWIX": str(test_zims.main),
-        "MNEMOLIS_WEATHER_URL": open_meteo.url,
-        "MNEMOLIS_GEOCODING_URL": open_meteo.url,
-        "MNEMOLIS_WEATHER_CACHE": str(tmp_path / "weather"),
-    }
-    for key, value in environ.items():
-        monkeypatch.setenv(key, value)
-    try:
-        yield simulator
-    finally:
-        simulator.stop()
+__all__ = ["broker", "fixture_test_zims", "home", "open_meteo"]
 
 
 ASK = [

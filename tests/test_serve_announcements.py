@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.core.origin import Origin
 from mnemolis.serve.wyoming_events import event_bytes
 from tests.support_kiwix import fixture_test_zims
@@ -98,8 +98,8 @@ def test_every_front_end_says_where_a_request_comes_from(
 
     asked = asyncio.run(scenario())
     origins = [origin for _, origin in asked]
-    assert origins[0] == Origin("http", "k1", "kitchen")
-    assert origins[1] == Origin("mqtt", "m1", "hallway")
+    assert origins[0] == Origin("http", "http:k1", "kitchen")  # each front-end's own sessions
+    assert origins[1] == Origin("mqtt", "mqtt:m1", "hallway")
     assert origins[2] == Origin("hermes", "hermes:kitchen-pi", "kitchen", "kitchen-pi")
     assert origins[3] == Origin("wyoming", "wyoming:conversation:c-9", "living room", "sat-living")
     assert (origins[4].front_end, origins[4].room) == ("wyoming", "den")
@@ -121,7 +121,8 @@ def test_announcements_go_back_the_way_the_request_came(
             announcer = running.daemon.announcer
             base = f"http://127.0.0.1:{running.http_port}"
             with probe(serve_home, SAY, TTS) as client:
-                announcer.announce(announcement("Call mom.", Origin("mqtt", "m1", "hallway")))
+                # sessions as the front-ends key them; clients see them as they named them
+                announcer.announce(announcement("Call mom.", Origin("mqtt", "mqtt:m1", "hallway")))
                 found["mqtt"] = (await on_thread(client.next)).json()
                 found["mqtt_only"] = await on_thread(nothing_more, client)
                 hermes = Origin("hermes", "hermes:hall-pi", "hallway", "hall-pi")
@@ -134,13 +135,13 @@ def test_announcements_go_back_the_way_the_request_came(
                 ):
                     await mine.content.readline()  # the stream's opening comment
                     await every.content.readline()
-                    web = Origin("http", "web-1", "kitchen")
+                    web = Origin("http", "http:web-1", "kitchen")
                     announcer.announce(announcement("Your timer is done.", web, "timer"))
                     found["sse"] = await read_sse(mine)
                     found["sse_all"] = await read_sse(every)
                     found["sse_only"] = await on_thread(nothing_more, client)
-                    lifecycle = announcement("", web, "timer", event="started", total_seconds=60)
-                    announcer.announce(lifecycle)
+                    started = TimerNotice("started", "t-60", web, data={"total_seconds": 60})
+                    announcer.notify(started)
                     found["lifecycle"] = await read_sse(every)
                 # nobody listens for this one: it is said in its area instead
                 gone = Origin("cli", "cli:abc", "kitchen")
@@ -209,10 +210,10 @@ def test_a_satellite_hears_its_timers_and_a_reload_loses_no_announcement(
                     await satellite.send("transcript", text="what time is it", context=context)
                     await satellite.receive()
                     origin = running.asked[-1][1]
-                    started = announcement(
-                        "", origin, "timer", event="started", total_seconds=90, name="tea"
+                    started = TimerNotice(
+                        "started", "t-tea", origin, data={"total_seconds": 90, "name": "tea"}
                     )
-                    announcer.announce(started)
+                    announcer.notify(started)
                     found["started"] = await satellite.receive()
                     announcer.announce(announcement("Your tea timer is done.", origin, "timer"))
                     found["finished"] = await satellite.receive()

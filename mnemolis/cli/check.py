@@ -101,6 +101,10 @@ def _settings(config: Config, problems: Problems) -> None:
     for kind in registry.kinds().values():
         with problems.each():
             kind.check(config)
+    from mnemolis.voice.settings import check_settings as check_voice
+
+    with problems.each():
+        check_voice(config)
 
 
 class HomeCheck:

@@ -27,7 +27,7 @@ Formats (``--format``, or detected from the first row)
     {"text": "lock the back door if it is unlocked", "conditional": true,
      "parts": ["lock the back door", "it is unlocked"],
      "intents": ["device.lock", "device.state"]}
-    {"text": "play some jazz", "intent": null}
+    {"text": "order me a pizza", "intent": null}
     {"text": "who wrote hamlet", "source": "kiwix"}
 
   - ``text`` (required): the query as a person would say or type it.
@@ -100,6 +100,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemolis.config import Config, load_config
+from mnemolis.evaluation import speech
 from mnemolis.evaluation.compare import IdsOf, RowResult, RowScorer
 from mnemolis.evaluation.datasets import (
     FORMATS,
@@ -273,10 +274,12 @@ def evaluate_rows(
     keyer: PartKeyer,
     progress: Progress | None = None,
     ids_of: IdsOf | None = None,
+    texts: Sequence[str | None] | None = None,
 ) -> list[RowResult]:
     """Understand every row (timed, no context between rows) and compare.
 
-    A row's ``room`` is passed as ``room=``: the area the request was spoken in."""
+    A row's ``room`` is passed as ``room=``: the area the request was spoken in;
+    ``texts`` (what was heard of rows with audio) replace the rows' own."""
     scorer = RowScorer(keyer, ids_of)
     understander.understand(WARM_UP)
     collecting = gc.isenabled()
@@ -287,7 +290,8 @@ def evaluate_rows(
         gc.disable()
         try:
             t0 = time.perf_counter()
-            plan = understander.understand(row.text, room=row.room)
+            text = texts[n - 1] if texts is not None else None
+            plan = understander.understand(row.text if text is None else text, room=row.room)
             ms = (time.perf_counter() - t0) * 1000
         finally:
             if collecting:
@@ -347,9 +351,20 @@ def run(
         keyer = make_keyer(config, understander)
         progress = Progress(err, len(rows), args.progress or err.isatty())
         ids_of = entity_ids(registry) if any(r.entity_labelled for r in rows) else None
-        results = evaluate_rows(rows, understander, keyer, progress, ids_of)
+        heard = (
+            speech.hear(rows, speech.recogniser_for(config, registry))
+            if any(r.audio for r in rows)
+            else None
+        )
+        texts = [h.text if h else None for h in heard] if heard else None
+        results = evaluate_rows(rows, understander, keyer, progress, ids_of, texts)
         timing = not args.no_timing
         summaries = slices(results, args.holdout, timing)
+        spoken = None
+        if heard:
+            normalize = keyer.normalize or (lambda t: t)
+            acts = speech.acts_on_device(config)
+            spoken = speech.summarise_speech(results, heard, normalize, acts, timing)
         floors = check_floors(summaries[0], args)
         wrong = wrong_devices(results, ids_of, config, registry) if ids_of else None
         floors += wrong_device_floor(wrong, args)
@@ -377,6 +392,8 @@ def run(
         if wrong is not None:
             every = HOLDOUT_EVERY if args.holdout else None
             lines += [*wrong_device_lines(wrong, every), ""]
+        if spoken is not None:
+            lines += [*speech.speech_lines(spoken, timing), ""]
         lines += mistake_lines(parts, splits, args.errors, show_file=len(args.files) > 1)
         lines += [f.line() for f in floors]
         out.write("\n".join(lines).rstrip("\n") + "\n")
@@ -391,6 +408,7 @@ def run(
                 "undefined_intents": dataset.undefined_intents(),
                 "slices": {s.name: jsonable(s) for s in summaries},
                 "floors": jsonable(floors),
+                "speech": jsonable(spoken) if spoken is not None else None,
                 "passed": all(f.passed for f in floors),
                 "wrong_device": jsonable(wrong) if wrong is not None else None,
                 "mistakes": {

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from mnemolis.config import Config, ConfigError
+from mnemolis.evaluation.external import where_to_get
 from mnemolis.sources import registry as source_registry
 
 FORMATS = ("hwu64", "mixsnips", "mnemolis")
@@ -69,6 +70,7 @@ class Row:
     conditional: bool | None = None
     file: str = ""
     room: str | None = None  # the area the request is spoken in (its origin)
+    audio: str | None = None  # a WAV file of the request spoken: heard, then understood
 
     @property
     def entity_labelled(self) -> bool:
@@ -158,7 +160,11 @@ def _read_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+        reason = f"cannot read: {exc.strerror or exc}"
+        origin = where_to_get(path) if isinstance(exc, FileNotFoundError) else None
+        if origin is not None:
+            reason += f"; it is not part of Mnemolis: {origin}"
+        raise DataError(path, None, reason) from exc
     out: list[tuple[int, dict[str, Any]]] = []
     with handle:
         try:
@@ -310,6 +316,7 @@ def _mixsnips_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMappin
 
 _MNEMOLIS_KEYS = {
     "text",
+    "audio",
     "parts",
     "sources",
     "intents",
@@ -467,7 +474,20 @@ def _mnemolis_row(
         fold=_fold(path, n, obj),
         conditional=conditional,
         room=_room(path, n, obj, config),
+        audio=_audio(path, n, obj.get("audio")),
     )
+
+
+def _audio(path: Path, n: int, value: Any) -> str | None:
+    """A row's ``audio``: a WAV file, relative to the rows' file unless absolute."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(path, n, "'audio' must be the path of a WAV file")
+    found = Path(value) if Path(value).is_absolute() else path.parent / value
+    if not found.is_file():
+        raise DataError(path, n, f"audio file not found: {found}")
+    return str(found)
 
 
 # --------------------------------------------------------------------------- scoring

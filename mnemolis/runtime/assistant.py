@@ -23,12 +23,14 @@ from typing import Any, TypeVar
 from mnemolis.config import Config
 from mnemolis.core.announce import Announcer
 from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.heard import Heard
 from mnemolis.core.origin import Origin
 from mnemolis.core.plan import Part, Plan
 from mnemolis.core.sentences import as_sentence
-from mnemolis.core.state_dir import state_dir
+from mnemolis.core.state_dir import private_state_dir
 from mnemolis.runtime.answer import Answer, PartResult, StepResult
 from mnemolis.runtime.conversation import Conversation, Conversations, Waiting, YesNo
+from mnemolis.runtime.doubt import Doubt, Doubted, did_you_say, heard_step
 from mnemolis.runtime.execute import Executor
 from mnemolis.runtime.merge import merge
 from mnemolis.runtime.settings import AssistantSettings
@@ -53,21 +55,22 @@ S = TypeVar("S")
 def default_sources(
     config: Config,
     registry: DeviceRegistry,
-    environ: Mapping[str, str] | None = None,
-    extras: Mapping[str, Any] | None = None,
-    announcer: Announcer | None = None,
+    environ: Mapping[str, str] | None,
+    extras: Mapping[str, Any] | None,
+    announcer: Announcer,
 ) -> list[Source]:
     """Every source of the registry, as `sources/*.yaml` and the environment
     (``environ``, else the process's: the demo home hands over its own) configure
-    them; ``extras`` is what the entry point hands in (the demo ZIM)."""
+    them; ``extras`` is what the entry point hands in (the demo ZIM). ``announcer``
+    is the assistant's own: a source speaking into another one is never heard."""
     env = os.environ if environ is None else environ
     context = SourceContext(
         config=config,
         registry=registry,
         environ=env,
-        state_dir=state_dir(env),
+        state_dir=private_state_dir(env),  # made or tightened: 0700, nothing for others
         extras=dict(extras or {}),
-        announcer=announcer or Announcer(),
+        announcer=announcer,
     )
     return registry_of_sources.build(context)
 
@@ -94,6 +97,7 @@ class Assistant:
         self.executor = Executor(self.sources, settings)
         self.conversations = Conversations(settings, clock)
         self.yes_no = YesNo(config.language.yes_words, config.language.no_words)
+        self.doubt = Doubt(config, settings.heard)
         self.discovery: Any = None  # what a one-shot start heard (`FillsRegistry`)
         self._closed = False
 
@@ -113,10 +117,11 @@ class Assistant:
         extras: Mapping[str, Any] | None = None,
         announcer: Announcer | None = None,
         answers_once: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> Assistant:
         """Start the sources and build the understander.
 
-        ``sources`` replaces the default four (tests point real ones at test
+        ``sources`` replaces the registry's sources (tests point real ones at test
         servers); an MQTT source among them must share ``registry``.
         ``one_shot`` waits (boundedly, `discovery.wait_s`) for retained
         discovery and device states, so a single `ask` knows every device.
@@ -128,6 +133,9 @@ class Assistant:
         their own sources were built with).
         ``answers_once``: the process ends after one answer (`mnemolis ask`), so a
         source that speaks later (timers) says it cannot (`base.ANSWERS_ONCE`).
+        ``environ`` configures the default sources instead of the process's
+        environment (the demo hands over its own home's, state directory included);
+        they speak into this assistant's announcer, as every source must.
         Raises `ConfigError` for a broken configuration, nothing else.
         """
         settings = settings or AssistantSettings.from_config(config)
@@ -139,7 +147,7 @@ class Assistant:
         chosen = (
             list(sources)
             if sources is not None
-            else default_sources(config, registry, extras=extras, announcer=announcer)
+            else default_sources(config, registry, environ, extras, announcer)
         )
         names: list[NameSource] = [s for s in chosen if isinstance(s, NameSource)]
         others = [s for s in chosen if not isinstance(s, FillsRegistry)]
@@ -199,27 +207,47 @@ class Assistant:
     # ------------------------------------------------------------------ one turn
 
     async def ask(
-        self, text: str, session: str = "default", origin: Origin | None = None
+        self,
+        text: str,
+        session: str = "default",
+        origin: Origin | None = None,
+        heard: Heard | None = None,
     ) -> Answer:
         """One turn of ``session``: the merged reply and the structured result.
-        ``origin`` says where it came from (front-end, room, site)."""
+        ``origin`` says where it came from (front-end, room, site); ``heard`` is what a
+        recogniser heard when the text was spoken: a doubtful action is asked back, and
+        speech it rejected acts on nothing (`doubt`)."""
         started = time.perf_counter()
         session = session[: self.settings.max_session_chars]
         origin = replace(origin, session=session) if origin else Origin(session=session)
         conversation = self.conversations.get(session)
         async with conversation.lock:
-            steps, plan = await self._turn(conversation, text, origin)
+            if heard is not None and self.doubt.rejected(heard):
+                said = as_sentence(self.settings.replies.say("heard.not_caught"))
+                reason = heard.rejected or "nothing heard"
+                steps = [heard_step(text, said, Status.OUT_OF_SCOPE, reason=reason)]
+                plan: Plan | None = None
+            else:
+                steps, plan = await self._turn(conversation, text, origin, heard)
         notes = plan.notes if plan is not None else []
         empty = plan.clarify or "" if plan is not None else ""
         ms = (time.perf_counter() - started) * 1000
         return merge(text, steps, self.settings, ms, notes, session, empty)
 
     async def _turn(
-        self, conversation: Conversation, text: str, origin: Origin
+        self, conversation: Conversation, text: str, origin: Origin, heard: Heard | None = None
     ) -> tuple[list[StepResult], Plan | None]:
         normalized = self.understander.normalizer.normalize(text).text
         reply = self.yes_no.read(normalized)
+        doubtful = self.doubt.doubtful(heard)
+        if conversation.doubted is not None:
+            answered = await self._answer_doubt(conversation, text, reply, doubtful, origin)
+            if answered is not None:
+                return answered
         plan = None
+        if reply and doubtful and conversation.waiting:  # a doubtful yes never confirms
+            said = as_sentence(self.settings.replies.say("heard.yes_or_no"))
+            return [heard_step(text, said, Status.NEEDS_CONFIRMATION, waiting_for="yes")], None
         if reply is not None:
             asked = bool(conversation.waiting) or conversation.context.pending is not None
             if not reply and not asked:  # "never mind" alone is understood as said (OK.)
@@ -229,11 +257,42 @@ class Assistant:
         earlier = [self._said(w.part, "dropped") for w in conversation.take_waiting()]
         if plan is None:
             plan = self.understander.understand(text, conversation.context, room=origin.room)
+        if heard is not None and doubtful and self.doubt.acts(plan):
+            conversation.doubted = Doubted(plan, heard, self.conversations.clock())
+            question = self.settings.replies.say("heard.did_you_say", heard=heard.text)
+            return [*earlier, did_you_say(plan, heard, as_sentence(question))], plan
         steps = await self.executor.run(plan, conversation.session, origin)
         conversation.context.remember(plan)
         self._keep_only_asked(conversation, steps)
         self._hold(conversation, steps)
         return earlier + steps, plan
+
+    async def _answer_doubt(
+        self,
+        conversation: Conversation,
+        text: str,
+        reply: bool | None,
+        doubtful: bool,
+        origin: Origin,
+    ) -> tuple[list[StepResult], Plan | None] | None:
+        """The turn after "Did you say ...?": a yes heard with confidence runs the plan,
+        a no drops it; None for a new request (which replaces it)."""
+        doubted = conversation.doubted
+        assert doubted is not None
+        if reply and doubtful:  # asked again, the question still waits
+            said = as_sentence(self.settings.replies.say("heard.yes_or_no"))
+            return [heard_step(text, said, Status.NEEDS_CONFIRMATION, waiting_for="yes")], None
+        conversation.doubted = None
+        if reply is None:
+            return None
+        request = Part(text=doubted.heard.text)
+        if not reply or self.conversations.expired(doubted):
+            return [self._said(request, "refused" if not reply else "expired")], None
+        steps = await self.executor.run(doubted.plan, conversation.session, origin)
+        conversation.context.remember(doubted.plan)
+        self._keep_only_asked(conversation, steps)
+        self._hold(conversation, steps)
+        return steps, doubted.plan
 
     async def _reply(
         self, conversation: Conversation, text: str, yes: bool, origin: Origin

@@ -15,6 +15,7 @@ from typing import Any
 
 from mnemolis.config import At, Config
 from mnemolis.config.bundled import Fields, bundled_source_yaml, merged
+from mnemolis.runtime.doubt import HeardSettings
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,7 @@ class AssistantSettings:
     quit_words: frozenset[str] = frozenset()
     source_timeouts: dict[str, float] = field(default_factory=dict)
     replies: Replies = field(default_factory=lambda: Replies({}, {}))
+    heard: HeardSettings = field(default_factory=HeardSettings)  # asking back a doubtful hearing
 
     def timeout_for(self, source: str | None) -> float:
         """The deadline of one call to ``source``, from that source's own YAML."""
@@ -101,7 +103,7 @@ class AssistantSettings:
         at = At(config.source_path(STEM))
         defaults = bundled_source_yaml(STEM)
         raw = config.sources.get(STEM) or {}
-        known = {*NUMBERS, "replies", "quit_words"}
+        known = {*NUMBERS, "replies", "quit_words", "heard"}
         for key in raw:
             if key not in known:
                 raise (at / key).error(f"unknown key {key!r} (one of {', '.join(sorted(known))})")
@@ -126,6 +128,7 @@ class AssistantSettings:
             quit_words=frozenset(" ".join(str(w).lower().split()) for w in quit_words),
             source_timeouts=source_timeouts(config),
             replies=Replies(replies, defaults.get("replies") or {}),
+            heard=HeardSettings.read(values.get("heard"), at / "heard"),
         )
 
 

@@ -50,6 +50,16 @@ class StageError(Exception):
     sentence for the person, never a traceback."""
 
 
+class BadAudio(StageError):
+    """Sound that cannot be used as a request: not a WAV file, empty, truncated, too
+    long, clipped, or a microphone that is missing or busy. Nothing is acted on."""
+
+    def __init__(self, sentence: str, reason: str) -> None:
+        super().__init__(sentence)
+        #: a short machine-readable word: "not_wav", "empty", "truncated", "too_long", ...
+        self.reason = reason
+
+
 @runtime_checkable
 class AudioSource(Protocol):
     """Where sound comes from: a microphone, a WAV file, a satellite's stream."""

@@ -6,8 +6,10 @@ source), so "which one", confirmations and state echoes are exactly those
 of the spoken command; an ``if:`` asks that source to evaluate the device's
 state; ``publish:`` uses its broker connection (`base.Publishes`).
 
-A step that needs a yes (a ``confirm:``, or a device step the MQTT source
-answers with ``needs_confirmation``, such as an unlock) pauses the run: the
+A step that needs a yes (a ``confirm:``, a device or intent step the MQTT
+source answers with ``needs_confirmation``, such as an unlock or a position
+that raises the garage door, or a ``publish:`` to a topic that commands such
+a device, `base.Publishes.guarded`) pauses the run: the
 steps before it have run, and what is left (that step first) is returned, to
 be resumed when the person says yes. The steps that asked are then run
 confirmed; a later step that needs a yes asks again.
@@ -35,7 +37,7 @@ from mnemolis.config.routines import (
     WaitStep,
     kind_of,
 )
-from mnemolis.config.templates import TemplateFailed, render
+from mnemolis.config.templates import TemplateFailed, ValueMissing, render
 from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.sources.base import Publishes, ReadsSensors, Request, Source, Status, Truth
@@ -119,6 +121,7 @@ class RoutineRun:
         self.confirmed = confirmed or set()
         self.asked: set[int] = set()
         self.reports: list[StepReport] = []
+        self.no_value: list[str] = []  # sensors a template asked for that had no number
         loop = asyncio.get_running_loop()
         self.deadline = loop.time() + max(0.0, request.timeout_s - MARGIN_S)
         self.variables = self._variables()
@@ -159,7 +162,8 @@ class RoutineRun:
         try:
             report = await self._report(label, step)
         except TemplateFailed as exc:
-            text = self.tools.settings.say("template_failed", step=f"step {label}", reason=exc)
+            reason = self._why(exc)
+            text = self.tools.settings.say("template_failed", step=f"step {label}", reason=reason)
             report = StepReport(label, kind_of(step), Status.ERROR, text, {"problem": "template"})
         self.reports.append(report)
         if report.status is Status.NEEDS_CONFIRMATION:
@@ -336,7 +340,8 @@ class RoutineRun:
         if spec is None or source is None:
             return self._no_source(label, "intent", spec)
         slots = {k: await self._value(k, v) for k, v in step.slots.items()}
-        answer = await source.answer(self._part(step.intent, spec, slots), self._request(False))
+        confirmed = self._confirmed(step)  # a yes asked for by this step, then given
+        answer = await source.answer(self._part(step.intent, spec, slots), self._request(confirmed))
         status = Status.ERROR if answer.status is Status.OUT_OF_SCOPE else answer.status
         data = {"intent": step.intent, **answer.data}
         return StepReport(label, "intent", status, answer.text, data, spoken=True)
@@ -348,10 +353,17 @@ class RoutineRun:
             return StepReport(
                 label, "publish", Status.ERROR, self.tools.settings.say("no_broker"), data
             )
+        device = broker.guarded(step.topic)
+        confirmed = self._confirmed(step)
+        if device is not None and not confirmed:  # a message that may open it, unread
+            data["device"] = device
+            said = self.tools.settings.say("publish_confirm", topic=step.topic, device=device)
+            text = said or f"Do you want me to send a message to {step.topic} ({device})?"
+            return StepReport(label, "publish", Status.NEEDS_CONFIRMATION, text, data)
         payload = await render(step.payload, self.variables, spoken=False)
         try:
             sent = await asyncio.wait_for(
-                broker.publish(step.topic, payload.encode(), step.qos, step.retain),
+                broker.publish(step.topic, payload.encode(), step.qos, step.retain, confirmed),
                 max(MIN_STEP_S, self.remaining()),
             )
         except TimeoutError:
@@ -428,10 +440,19 @@ class RoutineRun:
         return dict(state) if isinstance(state, dict) else None
 
     def _sensor(self, name: str) -> float | None:
-        """``sensor("outdoor temperature")``: its last number, or None."""
+        """``sensor("outdoor temperature")``: its last number, or None (remembered, so a
+        sentence that would say it names what has no value)."""
         reader = next((p for p in self.tools.peers.values() if isinstance(p, ReadsSensors)), None)
         reading = reader.read_sensor(str(name)) if reader is not None else None
-        return reading.value if reading is not None else None
+        value = reading.value if reading is not None else None
+        if value is None and str(name) not in self.no_value:
+            self.no_value.append(str(name))
+        return value
+
+    def _why(self, exc: TemplateFailed) -> str:
+        if isinstance(exc, ValueMissing) and self.no_value:
+            return f"the {' and the '.join(self.no_value)} has no value yet"
+        return str(exc)
 
 
 def _fits(device: Device, step: DeviceStep, areas: set[str], target: Target) -> bool:

@@ -1,0 +1,268 @@
+"""One spoken turn, and a conversation over a stream: the stages joined up.
+
+`VoicePipeline.answer` takes one request's sound: it is checked (clipped?
+any speech at all?), recognised, handed to the assistant with where it was
+said and what was heard (`Assistant.ask(..., heard=)`: a doubtful action is
+asked back there), and the answer is spoken. `converse` runs a stream
+through a `Listener` (wake word, end of speech), answers each request, and
+listens again without the wake word when the answer asks a question. One
+pipeline per stream (per satellite); the engines it shares come from a
+`VoiceKit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemolis.core.heard import Heard
+from mnemolis.core.origin import Origin
+from mnemolis.runtime.answer import Answer, Outcome
+from mnemolis.runtime.assistant import Assistant
+from mnemolis.voice.audio import level
+from mnemolis.voice.engines import VoiceKit
+from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, TooLong, Woke
+from mnemolis.voice.listener import Listener
+from mnemolis.voice.stages import Audio, AudioSink, AudioSource, BadAudio, StageError
+
+#: `Turn.outcome` besides an answer's outcomes.
+BAD_AUDIO = "bad_audio"
+ENGINE_FAILED = "failed"
+
+
+@dataclass
+class Turn:
+    """One request as heard and answered (or why it was not)."""
+
+    heard: Heard
+    answer: Answer | None = None
+    #: what was said back: the answer, or why nothing was done
+    said: str = ""
+    spoken: Audio | None = None
+    #: "bad_audio:<reason>" or "failed:<stage>" when the sound or an engine let it down
+    problem: str | None = None
+    notes: list[str] = field(default_factory=list)
+    name: str = ""  # the file, or "microphone"
+
+    @property
+    def outcome(self) -> str:
+        if self.answer is not None:
+            return str(self.answer.outcome)
+        if self.problem and self.problem.startswith(BAD_AUDIO):
+            return BAD_AUDIO
+        return ENGINE_FAILED if self.problem else str(Outcome.NOT_UNDERSTOOD)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `ask --json` prints, plus what was heard (and per-stage milliseconds)."""
+        if self.answer is not None:
+            out = self.answer.to_dict()
+        else:
+            out = {"query": self.heard.text, "answer": self.said, "parts": [], "ms": 0.0}
+            out["outcome"] = self.outcome
+        out["notes"] = [*out.get("notes", []), *self.notes]
+        out["heard"] = self.heard.to_dict()
+        if self.problem:
+            out["problem"] = self.problem
+        if self.name:
+            out["file"] = self.name
+        return out
+
+
+class VoicePipeline:
+    """The stages for one stream: its listener, and the kit's shared engines."""
+
+    def __init__(
+        self,
+        assistant: Assistant,
+        kit: VoiceKit,
+        origin: Origin,
+        sink: AudioSink,
+        speak: bool = True,
+    ) -> None:
+        self.assistant = assistant
+        self.kit = kit
+        self.origin = origin
+        self.sink = sink
+        self.speak = speak
+        self.settings = kit.settings
+
+    # ------------------------------------------------------------------ one request
+
+    def check(self, audio: Audio) -> Heard | None:
+        """Sound that is not worth a recogniser: too loud to trust (`BadAudio`), or with
+        no speech in it (a rejected `Heard`); None when it may hold a request."""
+        measured = level(audio)
+        if measured.clipped > self.settings.limits.clipped_fraction:
+            raise BadAudio(
+                f"the sound is clipped ({measured.clipped:.0%} of it at full scale): speak "
+                "further from the microphone or turn its gain down (alsamixer)",
+                "clipped",
+            )
+        endpoint = self.kit.endpoint()
+        endpoint.process(audio)
+        if endpoint.started:
+            return None
+        floor = self.settings.speech.floor_dbfs
+        reason = "silence" if measured.rms_dbfs < floor else "no speech, only noise"
+        return Heard("", 0.0, rejected=reason, engine="end of speech")
+
+    async def answer(self, audio: Audio, name: str = "", notes: list[str] | None = None) -> Turn:
+        """Hear one request (the whole of ``audio``) and answer it."""
+        notes = list(notes or [])
+        ms: dict[str, float] = {}
+        started = time.perf_counter()
+        try:
+            rejected = self.check(audio)
+        except BadAudio as exc:
+            return await self.refused(exc, name, notes)
+        ms["check"] = _since(started)
+        if rejected is not None:
+            heard = rejected
+        else:
+            began = time.perf_counter()
+            try:
+                heard = await self.kit.recogniser.transcribe(audio)
+            except StageError as exc:
+                return await self.failed("recogniser", exc, name, notes)
+            ms["recognise"] = _since(began)
+        began = time.perf_counter()
+        answer = await self.assistant.ask(heard.text, self.origin.session, self.origin, heard=heard)
+        ms["answer"] = _since(began)
+        turn = Turn(heard, answer, answer.text, notes=notes, name=name)
+        await self.say(turn, ms)
+        turn.heard = dataclasses.replace(heard, ms={**heard.ms, **ms})
+        return turn
+
+    async def say(self, turn: Turn, ms: dict[str, float] | None = None) -> None:
+        """Speak what the turn says, and play it; a voice that fails is a note, not a loss
+        of the answer (which may already have acted)."""
+        if not self.speak or not turn.said:
+            return
+        began = time.perf_counter()
+        try:
+            turn.spoken = await self.kit.voice.synthesize(turn.said)
+            if ms is not None:
+                ms["voice"] = _since(began)
+            await self.sink.play(turn.spoken)
+        except StageError as exc:
+            turn.notes.append(self.settings.say("engine_failed", stage="voice", reason=str(exc)))
+
+    async def refused(self, problem: BadAudio, name: str, notes: list[str]) -> Turn:
+        """Sound that cannot be a request: said why, nothing done."""
+        said = self.settings.say("bad_audio", reason=str(problem))
+        heard = Heard("", 0.0, rejected=problem.reason, engine="audio check")
+        turn = Turn(heard, None, said, problem=f"{BAD_AUDIO}:{problem.reason}", notes=notes)
+        turn.name = name
+        await self.say(turn)
+        return turn
+
+    async def no_wake_word(self, name: str, wake_word: str) -> Turn:
+        """A recording (``--wav --wake``) in which the wake word was not heard."""
+        said = self.settings.say("no_wake_word", wake_word=wake_word)
+        heard = Heard("", 0.0, rejected="no wake word", engine="wake word")
+        turn = Turn(heard, None, said, name=name)
+        await self.say(turn)
+        return turn
+
+    async def failed(self, stage: str, error: StageError, name: str, notes: list[str]) -> Turn:
+        said = self.settings.say("engine_failed", stage=stage, reason=str(error))
+        heard = Heard("", 0.0, rejected=f"the {stage} failed", engine=stage)
+        turn = Turn(heard, None, said, problem=f"{ENGINE_FAILED}:{stage}", notes=notes, name=name)
+        await self.say(turn)
+        return turn
+
+    # ------------------------------------------------------------------ a stream
+
+    async def converse(
+        self,
+        source: AudioSource,
+        on_turn: Callable[[Turn], None],
+        on_event: Callable[[Event], None] | None = None,
+        wake: bool = True,
+        live: bool = True,
+        turns: int | None = None,
+    ) -> None:
+        """Listen to ``source`` until it ends (or ``turns`` were answered): wake word,
+        request, answer, and a follow-up without the wake word after a question. ``live``:
+        what arrived while a request was being answered and spoken is dropped (the
+        microphone hears the speaker)."""
+        listener = Listener(
+            self.kit.wake_word() if wake else None, self.kit.endpoint(), self.settings
+        )
+        queue: asyncio.Queue[tuple[Audio, float] | None] = asyncio.Queue()
+        reader = asyncio.create_task(_read(source, queue))
+        answered = 0
+        busy = (0.0, 0.0)  # while answering: what the microphone heard then is dropped
+        try:
+            while (item := await queue.get()) is not None:
+                chunk, arrived = item
+                if live and busy[0] <= arrived <= busy[1]:
+                    continue  # the assistant's own voice, not a request
+                for event in listener.feed(chunk):
+                    if on_event is not None:
+                        on_event(event)
+                    began = time.monotonic()
+                    turn = await self._on(event, listener)
+                    busy = (began, time.monotonic())
+                    if turn is None:
+                        continue
+                    on_turn(turn)
+                    answered += 1
+                    if turns is not None and answered >= turns:
+                        return
+                    if turn.answer is not None and turn.answer.outcome is Outcome.WAITING:
+                        listener.listen_now()  # "Do you want me to ...?": no wake word
+            ended = listener.finish()  # the stream ended in the middle of a request
+            if ended is not None:
+                turn = await self._on(ended, listener)
+                if turn is not None:
+                    on_turn(turn)
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+            await source.close()
+        error = reader.exception() if reader.done() and not reader.cancelled() else None
+        if error is not None:  # the microphone went missing, or was never there
+            raise error
+
+    async def _on(self, event: Event, listener: Listener) -> Turn | None:
+        if isinstance(event, Woke):
+            await self._earcon(True)
+        elif isinstance(event, SpeechEnded):
+            await self._earcon(False)
+            return await self.answer(event.audio, "microphone")
+        elif isinstance(event, TooLong):
+            limit = self.settings.limits.max_request_s
+            problem = BadAudio(
+                f"the request went on for longer than {limit:g} s (limits.max_request_s), "
+                "so it was cut there",
+                "too_long",
+            )
+            return await self.refused(problem, "microphone", [])
+        elif isinstance(event, NothingSaid):
+            await self._earcon(False)
+        return None
+
+    async def _earcon(self, start: bool) -> None:
+        sound = self.kit.earcon(start)
+        if sound is not None and self.speak:
+            with contextlib.suppress(StageError):  # a missing tone: no reason to stop listening
+                await self.sink.play(sound)
+
+
+async def _read(source: AudioSource, queue: asyncio.Queue[tuple[Audio, float] | None]) -> None:
+    """The source's chunks, each with when it arrived (to drop what came while answering)."""
+    try:
+        async for chunk in source.chunks():
+            await queue.put((chunk, time.monotonic()))
+    finally:
+        await queue.put(None)
+
+
+def _since(began: float) -> float:
+    return (time.perf_counter() - began) * 1000
