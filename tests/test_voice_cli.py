@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,29 @@ def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
     recogniser = GrammarRecogniser(SENTENCES)
     monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
     return recogniser
+
+#: sox's options for the raw sound a microphone command gives (16 kHz, 16-bit, mono)
+RAW = ["-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed"]
+
+#: An `arecord`-like microphone command in a room with a person in it: the first request
+#: as it is spoken (20 ms every 20 ms, never all at once), then, once the speaker has
+#: played something (a file appears), a moment later, the answer, then a second of quiet.
+PERSON = (
+    "import os, sys, time\n"
+    "def say(data):\n"
+    "    start = time.monotonic()\n"
+    "    for n in range(0, len(data), 640):\n"
+    "        time.sleep(max(0.0, start + n / 32000 - time.monotonic()))\n"
+    "        sys.stdout.buffer.write(data[n:n + 640]); sys.stdout.buffer.flush()\n"
+    "say(open(sys.argv[1], 'rb').read())\n"
+    "while not os.path.exists(sys.argv[2]):\n"
+    "    say(bytes(640))\n"
+    "time.sleep(1.0)\n"
+    "say(open(sys.argv[3], 'rb').read() + bytes(32000))\n"
+)
+
+#: A speaker command: reads what it is given to play, then says it played something.
+SPEAKER = "import sys; sys.stdin.buffer.read(); open(sys.argv[1], 'a').close()"
 
 
 def demo(cache: Path, *args: str) -> list[str]:
@@ -210,17 +234,21 @@ def test_listen_wav_answers_over_the_home_it_is_configured_for(
 def test_the_microphone_conversation_follows_a_question_up_without_the_wake_word(
     demo_cache: Path, recogniser: GrammarRecogniser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A microphone, as `arecord` would stream it (sox plays the room's sound): the wake
-    word, "open the garage door", the question back, then "yes" with no wake word."""
-    asked = render("okay nabu, open the garage door", tmp_path / "a.wav", pad_s=0.6)
-    yes = render("yes", tmp_path / "b.wav", pad_s=0.6)
-    room = tmp_path / "room.wav"
-    subprocess.run([need("sox"), str(asked), str(yes), str(room)], check=True)
+    """A microphone, as `arecord` would stream it, in a room where a person says the wake
+    word and "open the garage door", hears the question back, then says "yes" with no
+    wake word. The person answers when the speaker has asked, however busy the machine."""
+    asked, yes = tmp_path / "asked.raw", tmp_path / "yes.raw"
+    for said, raw in (("okay nabu, open the garage door", asked), ("yes", yes)):
+        wav = render(said, tmp_path / "said.wav", pad_s=0.6)
+        subprocess.run([need("sox"), "-q", str(wav), *RAW, str(raw)], check=True)
+    heard = tmp_path / "speaker-played"
     config = tmp_path / "config"
     (config / "sources").mkdir(parents=True)
+    person = [sys.executable, "-c", PERSON, str(asked), str(heard), str(yes)]
+    speaker = [sys.executable, "-c", SPEAKER, str(heard)]
     (config / "sources" / "voice.yaml").write_text(
-        "input:\n  command: [sox, -q, " + str(room) + ", -t, raw, -r, '16000', -c, '1', -b, '16', -e, signed, '-']\n"
-        "output:\n  command: [sox, -q, -t, wav, '-', -n]\n",
+        f"input:\n  command: {json.dumps(person)}\noutput:\n  command: {json.dumps(speaker)}\n"
+        "earcons:\n  enabled: false\n",
         encoding="utf-8",
     )
     (config / "sources" / "mqtt.yaml").symlink_to(Path(__file__).parents[1] / "sources" / "mqtt.yaml")

@@ -184,6 +184,7 @@ def front_ends(
         language = config.language.code
         wyoming = WyomingService(daemon, settings.wyoming, settings.limits, language, announce, cap)
         router.add(wyoming.name, wyoming)
+        router.add_display(wyoming.name, wyoming)
         chosen.append(wyoming)
     link = None
     if settings.uses_broker:
