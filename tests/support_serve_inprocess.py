@@ -64,10 +64,10 @@ async def in_process_daemon(
     ask = daemon.ask
 
     async def spy(
-        *args: Any,
+        *args: Any, **kwargs: Any
     ) -> Answer:  # the front-ends pass (front_end, text, session, origin...)
         asked.append((args[1], args[3] if len(args) > 3 else Origin(args[0], args[2])))
-        return await ask(*args)
+        return await ask(*args, **kwargs)
 
     daemon.ask = spy  # type: ignore[method-assign]
     import mnemolis.serve.command as command

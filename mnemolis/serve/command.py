@@ -124,12 +124,15 @@ def front_ends(
     router that takes announcements to them."""
     from mnemolis.mqtt_connection.settings import load_broker_settings
     from mnemolis.serve.announcements import Router
+    from mnemolis.serve.daemon_voice import DaemonVoice
     from mnemolis.serve.hermes import Hermes
     from mnemolis.serve.http_api import HttpApi
     from mnemolis.serve.http_events import EventStreams
     from mnemolis.serve.listeners import connection_caps
     from mnemolis.serve.mqtt_api import FRONT_END, MqttApi
     from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.satellite_settings import load_satellites
+    from mnemolis.serve.satellites import Satellites
     from mnemolis.serve.wyoming_service import WyomingService
 
     config = daemon.generation.config
@@ -137,6 +140,13 @@ def front_ends(
     events = EventStreams()
     router = Router(daemon.announcer, events)
     chosen: list[FrontEnd] = []
+    voice = DaemonVoice(config)  # loaded on first need: a satellite, an asr or tts request
+    satellites = load_satellites(config)
+    if satellites:
+        driven = Satellites(daemon, satellites, voice, settings.limits, announce)
+        router.add(driven.front_end, driven)
+        router.add_area(driven, every_broadcast=True)
+        chosen.append(driven)
     if settings.http.enabled:
         chosen.append(
             HttpApi(daemon, settings.http, settings.limits, settings.token, announce, events, cap)

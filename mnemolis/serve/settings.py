@@ -21,7 +21,7 @@ from mnemolis.config.bundled import bundled_source_yaml, merged
 
 STEM = "serve"
 TOKEN_ENV = "MNEMOLIS_TOKEN"
-SECTIONS = ("token", "http", "wyoming", "mqtt_api", "hermes", "limits")
+SECTIONS = ("token", "http", "wyoming", "mqtt_api", "hermes", "limits", "satellites")
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,8 @@ class WyomingSettings:
     enabled: bool = True
     listen: Listen = Listen("tcp", "127.0.0.1", 10800)
     areas: tuple[tuple[str, str], ...] = ()  # satellite or device id -> area
+    asr: bool = True  # offer the recogniser as a Wyoming asr service (with the voice extra)
+    tts: bool = True  # offer the voice as a Wyoming tts service
 
     def area_of(self, ident: str | None) -> str | None:
         return dict(self.areas).get(ident) if ident else None
@@ -266,7 +268,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
     w = _Section(
         at / "wyoming",
         values.get("wyoming"),
-        {"enabled": True, "listen": "tcp://127.0.0.1:10800", "areas": {}},
+        {"enabled": True, "listen": "tcp://127.0.0.1:10800", "areas": {}, "asr": True, "tts": True},
     )
     m_defaults = defaults.mqtt_api
     m = _Section(
@@ -304,7 +306,11 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
         token=_token(values.get("token"), at / "token", "token"),
         http=HttpSettings(h.flag("enabled"), h.listen("listen", ("tcp",)), h.socket("socket")),
         wyoming=WyomingSettings(
-            w.flag("enabled"), w.listen("listen", ("tcp", "unix")), w.areas("areas")
+            w.flag("enabled"),
+            w.listen("listen", ("tcp", "unix")),
+            w.areas("areas"),
+            w.flag("asr"),
+            w.flag("tts"),
         ),
         mqtt_api=MqttApiSettings(
             enabled=m.flag("enabled"),

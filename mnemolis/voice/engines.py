@@ -8,13 +8,14 @@ stream, so each pipeline (each satellite) gets its own from `wake_word` and
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemolis.voice.earcon import tones
 from mnemolis.voice.endpoint import SpeechEndpoint
-from mnemolis.voice.settings import VoiceSettings
+from mnemolis.voice.settings import VoiceSettings, load_voice_settings
 from mnemolis.voice.speak import EspeakVoice
 from mnemolis.voice.stages import Audio, EndOfSpeech, Recogniser, StageError, Voice, WakeWord
 from mnemolis.voice.wake import MicroWakeWordEngine
@@ -36,6 +37,22 @@ def load_recogniser(config: Config, settings: VoiceSettings, state_dir: Path) ->
         raise StageError("mnemolis.voice.recognise has no create_recogniser")
     recogniser: Recogniser = create(config, settings, state_dir)
     return recogniser
+
+
+async def load_kit(config: Config, state_dir: Path) -> VoiceKit:
+    """The kit of `sources/voice.yaml`, its recogniser built (in a thread) and ready;
+    `StageError` with a sentence when it cannot be (`ConfigError` for a wrong file)."""
+    settings = load_voice_settings(config)
+    recogniser = await asyncio.to_thread(load_recogniser, config, settings, state_dir)
+    ready = getattr(recogniser, "ready", None)
+    if ready is not None:  # a recogniser that compiles its model in the background
+        try:
+            await ready()
+        except StageError:
+            raise
+        except Exception as exc:
+            raise StageError(f"the recogniser could not be built: {exc}") from exc
+    return VoiceKit(settings, recogniser)
 
 
 class VoiceKit:
