@@ -124,7 +124,7 @@ def front_ends(
     router that takes announcements to them."""
     from mnemolis.mqtt_connection.settings import load_broker_settings
     from mnemolis.serve.announcements import Router
-    from mnemolis.serve.daemon_voice import DaemonVoice
+    from mnemolis.serve.daemon_voice import DaemonVoice, voice_installed
     from mnemolis.serve.hermes import Hermes
     from mnemolis.serve.http_api import HttpApi
     from mnemolis.serve.http_events import EventStreams
@@ -134,6 +134,7 @@ def front_ends(
     from mnemolis.serve.satellite_settings import load_satellites
     from mnemolis.serve.satellites import Satellites
     from mnemolis.serve.wyoming_service import WyomingService
+    from mnemolis.serve.wyoming_voice import WyomingVoice
 
     config = daemon.generation.config
     cap = connection_caps(settings.limits.max_connections, listener_count(settings))
@@ -153,7 +154,14 @@ def front_ends(
         )
     if settings.wyoming.enabled:
         language = config.language.code
-        wyoming = WyomingService(daemon, settings.wyoming, settings.limits, language, announce, cap)
+        offered = None
+        if (settings.wyoming.asr or settings.wyoming.tts) and voice_installed():
+            limit = settings.limits.max_text_chars
+            w = settings.wyoming
+            offered = WyomingVoice(voice, w.asr, w.tts, language, limit)
+        wyoming = WyomingService(
+            daemon, settings.wyoming, settings.limits, language, announce, cap, offered
+        )
         router.add(wyoming.name, wyoming)
         chosen.append(wyoming)
     link = None

@@ -1,4 +1,5 @@
-"""A satellite's microphone as it arrives: checked, metered, converted.
+"""A satellite's microphone (or a client's audio) as it arrives: checked, metered,
+converted.
 
 Each ``audio-chunk`` names its own rate, width and channels (wyoming-satellite
 sends them without an ``audio-start``); a format the pipeline cannot convert
@@ -46,8 +47,8 @@ def _whole(value: Any, low: int, high: int) -> bool:
 class AudioIn:
     """One satellite's stream: its format's converter and how much it has sent."""
 
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
+    def __init__(self, real_time: bool = True) -> None:
+        self.real_time = real_time  # a microphone: faster than real time is a flood
         self._converter: Converter | None = None
         self._format: AudioFormat | None = None
         self._refused: tuple[Any, ...] | None = None
@@ -74,7 +75,8 @@ class AudioIn:
         if fmt is None:
             return None
         pcm = event.payload or b""
-        self._meter(len(pcm) / fmt.bytes_per_second)
+        if self.real_time:
+            self._meter(len(pcm) / fmt.bytes_per_second)
         if self._converter is None or self._format != fmt:
             from mnemolis.voice.audio import Converter
 

@@ -50,6 +50,7 @@ from mnemolis.runtime.answer import Outcome
 from mnemolis.serve.daemon import Unavailable
 from mnemolis.serve.satellite_audio import AudioIn, CutOff
 from mnemolis.serve.wyoming_events import BadEvent, read_event, write_event
+from mnemolis.serve.wyoming_voice import audio_events
 
 if TYPE_CHECKING:
     from mnemolis.core.heard import Heard
@@ -69,8 +70,6 @@ FRONT_END = "satellite"
 CONNECT_TIMEOUT_S = 5.0
 #: Seconds between attempts to reach a satellite that is down, the last one repeated.
 RECONNECT_S = (0.5, 1.0, 2.0, 5.0)
-#: Samples in each chunk of the spoken answer (as wyoming-satellite plays its own sounds).
-SAMPLES_PER_CHUNK = 1024
 #: After the answer was sent, its length and this much more is the satellite's own voice.
 ECHO_MARGIN_S = 0.3
 TURNS_KEPT = 200
@@ -131,7 +130,7 @@ class SatelliteLink:
         self._listener: Listener | None = None
         self._speak_answers = True
         self._woke_itself = False  # this run started at asr: the satellite heard its wake word
-        self._audio = AudioIn(limits.max_body_bytes)
+        self._audio = AudioIn()
         self._answering: asyncio.Task[None] | None = None
         self._deaf_until = 0.0  # monotonic: what the microphone hears before is our voice
         self._speaking = asyncio.Lock()
@@ -371,15 +370,11 @@ class SatelliteLink:
 
     async def play(self, spoken: Audio) -> float:
         """The sound as ``audio-start``, chunks, ``audio-stop``; when the first chunk left."""
-        fmt = spoken.format
-        await self._write(AudioStart(rate=fmt.rate, width=fmt.width, channels=fmt.channels).event())
-        size = SAMPLES_PER_CHUNK * fmt.width * fmt.channels
         first = time.monotonic()
-        for start in range(0, len(spoken.pcm), size):
-            piece = spoken.pcm[start : start + size]
-            chunk = AudioChunk(rate=fmt.rate, width=fmt.width, channels=fmt.channels, audio=piece)
-            await self._write(chunk.event())
-        await self._write(AudioStop().event())
+        for number, event in enumerate(audio_events(spoken)):
+            if number == 1:
+                first = time.monotonic()
+            await self._write(event)
         self._deaf_until = time.monotonic() + spoken.seconds + ECHO_MARGIN_S
         return first
 
