@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,9 @@ from mnemolis.voice.wake import MicroWakeWordEngine
 
 if TYPE_CHECKING:
     from mnemolis.config import Config
+    from mnemolis.voice.fallback import Health
+
+log = logging.getLogger(__name__)
 
 
 def load_recogniser(config: Config, settings: VoiceSettings, state_dir: Path) -> Recogniser:
@@ -40,9 +44,41 @@ def load_recogniser(config: Config, settings: VoiceSettings, state_dir: Path) ->
 
 
 async def load_kit(config: Config, state_dir: Path) -> VoiceKit:
-    """The kit of `sources/voice.yaml`, its recogniser built (in a thread) and ready;
-    `StageError` with a sentence when it cannot be (`ConfigError` for a wrong file)."""
+    """The kit of `sources/voice.yaml`, its recogniser built (in a thread) and ready, the
+    Wyoming engines it names in front of the embedded ones; `StageError` with a sentence
+    when there is no recogniser at all (`ConfigError` for a wrong file)."""
     settings = load_voice_settings(config)
+    remote = settings.wyoming
+    embedded: Recogniser | None = None
+    try:
+        embedded = await _embedded_recogniser(config, settings, state_dir)
+    except StageError as exc:
+        if remote.asr is None:
+            raise
+        log.warning("the embedded recogniser cannot be loaded (%s): only %s hears", exc, remote.asr)
+    recogniser: Recogniser
+    if remote.asr is not None:
+        from mnemolis.voice.fallback import FallbackRecogniser
+        from mnemolis.voice.remote import WyomingRecogniser
+
+        asr = WyomingRecogniser(remote.asr, remote.timeout_s, config.language.code)
+        recogniser = asr if embedded is None else FallbackRecogniser(asr, embedded, remote.retry_s)
+    else:
+        assert embedded is not None
+        recogniser = embedded
+    voice: Voice = EspeakVoice(settings.voice)
+    if remote.tts is not None:
+        from mnemolis.voice.fallback import FallbackVoice
+        from mnemolis.voice.remote import WyomingVoice
+
+        tts = WyomingVoice(remote.tts, remote.timeout_s, remote.tts_voice)
+        voice = FallbackVoice(tts, voice, remote.retry_s)
+    return VoiceKit(settings, recogniser, voice)
+
+
+async def _embedded_recogniser(
+    config: Config, settings: VoiceSettings, state_dir: Path
+) -> Recogniser:
     recogniser = await asyncio.to_thread(load_recogniser, config, settings, state_dir)
     ready = getattr(recogniser, "ready", None)
     if ready is not None:  # a recogniser that compiles its model in the background
@@ -52,7 +88,7 @@ async def load_kit(config: Config, state_dir: Path) -> VoiceKit:
             raise
         except Exception as exc:
             raise StageError(f"the recogniser could not be built: {exc}") from exc
-    return VoiceKit(settings, recogniser)
+    return recogniser
 
 
 class VoiceKit:
@@ -66,10 +102,24 @@ class VoiceKit:
         self.voice: Voice = voice if voice is not None else EspeakVoice(settings.voice)
         self.start_earcon = tones(settings.start)
         self.stop_earcon = tones(settings.stop)
+        self.wake_health: Health | None = None
+        remote = settings.wyoming
+        if remote.wake is not None:
+            from mnemolis.voice.fallback import Health
+
+            embedded = f"the embedded wake word ({settings.wake.model})"
+            self.wake_health = Health(f"the wake word {remote.wake}", embedded, remote.retry_s)
 
     def wake_word(self) -> WakeWord:
         wake = self.settings.wake
-        return MicroWakeWordEngine(wake.model, wake.threshold)
+        embedded = MicroWakeWordEngine(wake.model, wake.threshold)
+        remote = self.settings.wyoming
+        if remote.wake is None or self.wake_health is None:
+            return embedded
+        from mnemolis.voice.remote_wake import WyomingWakeWord
+
+        names = remote.wake_names
+        return WyomingWakeWord(remote.wake, names, embedded, remote.timeout_s, self.wake_health)
 
     def endpoint(self) -> EndOfSpeech:
         return SpeechEndpoint(self.settings.speech)
