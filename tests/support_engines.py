@@ -18,7 +18,7 @@ from wyoming.asr import Transcript
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event, async_read_event, async_write_event
-from wyoming.info import Attribution, Describe, Info, TtsProgram, TtsVoice
+from wyoming.info import AsrModel, AsrProgram, Attribution, Describe, Info, TtsProgram, TtsVoice
 from wyoming.tts import Synthesize
 from wyoming.wake import Detection
 
@@ -81,6 +81,18 @@ def spoken_events(pcm: bytes, rate: int) -> list[Event]:
     return [AudioStart(**shape).event(), *chunks, AudioStop().event()]
 
 
+ABOUT = {"attribution": Attribution("", ""), "installed": True, "description": "", "version": "1"}
+
+
+def described(kind: str, program: str, model: str) -> Event:
+    """The ``info`` a real engine of ``kind`` answers ``describe`` with."""
+    if kind == "asr":
+        models = [AsrModel(name=model, languages=["en"], **ABOUT)]
+        return Info(asr=[AsrProgram(name=program, models=models, **ABOUT)]).event()
+    voices = [TtsVoice(name=model, languages=["en_US"], **ABOUT)]
+    return Info(tts=[TtsProgram(name=program, voices=voices, **ABOUT)]).event()
+
+
 def whisper(sentences: tuple[str, ...]) -> Callable[[], Handler]:
     """An ``asr`` like wyoming-faster-whisper: a transcript, no confidence."""
     ear = GrammarRecogniser(sentences)
@@ -89,7 +101,9 @@ def whisper(sentences: tuple[str, ...]) -> Callable[[], Handler]:
         heard: list[bytes] = []
 
         async def handle(event: Event, writer: asyncio.StreamWriter) -> None:
-            if AudioChunk.is_type(event.type):
+            if Describe.is_type(event.type):
+                await send(writer, described("asr", "faster-whisper", "tiny-int8"))
+            elif AudioChunk.is_type(event.type):
                 heard.append(AudioChunk.from_event(event).audio)
             elif AudioStop.is_type(event.type):
                 text = (await ear.transcribe(Audio(b"".join(heard)))).text
@@ -111,7 +125,9 @@ def piper() -> Handler:
     """A ``tts`` like wyoming-piper: audio-start, chunks at 22050 Hz, audio-stop."""
 
     async def handle(event: Event, writer: asyncio.StreamWriter) -> None:
-        if Synthesize.is_type(event.type):
+        if Describe.is_type(event.type):
+            await send(writer, described("tts", "piper", "en_US-lessac-medium"))
+        elif Synthesize.is_type(event.type):
             pcm = await asyncio.to_thread(espeak_22050, Synthesize.from_event(event).text)
             await send(writer, *spoken_events(pcm, 22050))
 

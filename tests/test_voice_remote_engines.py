@@ -15,13 +15,15 @@ from typing import Any, TypeVar
 import pytest
 
 from mnemolis.config import Config, load_config
+from mnemolis.sources.base import Level
 from mnemolis.voice import engines
 from mnemolis.voice.audio import to_pipeline
+from mnemolis.voice.doctor_remote import remote_findings
 from mnemolis.voice.engines import VoiceKit, load_kit
 from mnemolis.voice.events import Woke
 from mnemolis.voice.listener import Listener
 from mnemolis.voice.remote import WyomingRecogniser, WyomingVoice
-from mnemolis.voice.settings import VoiceSettings
+from mnemolis.voice.settings import VoiceSettings, load_voice_settings
 from mnemolis.voice.speak import EspeakVoice
 from mnemolis.voice.stages import AudioFormat, StageError
 from mnemolis.voice.wav import read_wav
@@ -190,3 +192,22 @@ def test_a_wake_word_service_wakes_the_listener(
         happened = asyncio.run(listen(kit))
     assert [e.wake_word for e in happened if isinstance(e, Woke)] == ["okay_nabu"]
     assert kit.wake_health is not None and kit.wake_health.last_error is None
+
+
+def test_doctor_names_each_engine_and_what_it_answered(tmp_path: Path) -> None:
+    """A recogniser that hears, and a voice that says it is ready and fails."""
+    with engine(whisper(SENTENCES)) as asr, engine(ready_and_failing) as tts:
+        config = config_with(tmp_path, f"  asr: {asr}\n  tts: {tts}\n")
+        found = asyncio.run(remote_findings(load_voice_settings(config), "en"))
+    by_check = {f.check: f for f in found}
+    heard = by_check[f"recogniser {asr}"]
+    # what the service is, and what it made of the sample (the stand-in's grammar may hear
+    # espeak-ng's "what time is it" or not: doctor says which, OK or a warning)
+    assert heard.text.startswith("faster-whisper (tiny-int8): heard 'what time is it' as '")
+    assert heard.level is (Level.OK if "as 'what time is it'" in heard.text else Level.WARNING)
+    voice = by_check[f"voice {tts}"]
+    assert voice.level is Level.WARNING
+    assert (
+        voice.text
+        == f"the voice at {tts} answered an error: Unable to find voice: en_US-lessac-medium (tts)"
+    )
