@@ -10,18 +10,24 @@ numbered .raw file (`satellite/speaker.py`).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from wyoming.audio import AudioChunk
+from wyoming.event import Event, async_read_event, async_write_event
+from wyoming.info import Attribution, Describe, Info, Satellite
+from wyoming.pipeline import PipelineStage, RunPipeline
+from wyoming.satellite import RunSatellite
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent / "satellite"
@@ -165,3 +171,74 @@ def satellite(
         yield found
     finally:
         found.stop()
+
+
+# --------------------------------------------------------------------------- misbehaving
+
+
+@dataclass
+class FakeSatellite:
+    """A Wyoming server that says it is a satellite, then does what a real one must not
+    (``behave`` gets the connection once the daemon sent ``run-satellite``); what the
+    daemon sent it is kept."""
+
+    behave: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+    listens: bool = False  # after behaving, keep reading what the daemon says until it closes
+    received: list[Event] = field(default_factory=list)
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
+    connections: int = 0
+    port: int = 0
+    server: asyncio.AbstractServer | None = None
+
+    async def start(self) -> FakeSatellite:
+        self.server = await asyncio.start_server(self._connected, "127.0.0.1", 0)
+        self.port = int(self.server.sockets[0].getsockname()[1])
+        return self
+
+    @property
+    def address(self) -> str:
+        return f"tcp://127.0.0.1:{self.port}"
+
+    async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.writers.append(writer)
+        try:
+            while (event := await async_read_event(reader)) is not None:
+                self.received.append(event)
+                if Describe.is_type(event.type):
+                    about = Satellite(
+                        name="fake",
+                        attribution=Attribution("", ""),
+                        installed=True,
+                        description="",
+                        version="1",
+                    )
+                    await async_write_event(Info(satellite=about).event(), writer)
+                elif RunSatellite.is_type(event.type):
+                    await async_write_event(
+                        RunPipeline(
+                            start_stage=PipelineStage.ASR, end_stage=PipelineStage.TTS
+                        ).event(),
+                        writer,
+                    )
+                    await self.behave(reader, writer)
+                    if not self.listens:
+                        return
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for writer in self.writers:
+            writer.close()
+
+
+def chunk_events(pcm: bytes, rate: int = 16000, width: int = 2, channels: int = 1) -> list[Event]:
+    size = 1024 * width * channels
+    return [
+        AudioChunk(rate=rate, width=width, channels=channels, audio=pcm[i : i + size]).event()
+        for i in range(0, len(pcm), size)
+    ]

@@ -10,18 +10,30 @@ espeak-ng."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from wyoming.audio import AudioStop
+from wyoming.error import Error
+from wyoming.event import async_write_event
 
 from mnemolis.serve.satellites import Satellites
 from mnemolis.voice import engines
 from mnemolis.voice.settings import VoiceSettings
 from mnemolis.voice.speak import EspeakVoice
+from mnemolis.voice.wav import read_wav
+from tests.support_engines import engine, wake_service
 from tests.support_kiwix import fixture_test_zims
-from tests.support_satellite import SatelliteProcess, satellite
+from tests.support_satellite import (
+    FakeSatellite,
+    SatelliteProcess,
+    chunk_events,
+    free_port,
+    satellite,
+)
 from tests.support_serve import ServeHome, fixture_serve_home
 from tests.support_serve_inprocess import InProcess, in_process_daemon
 from tests.support_voice import GrammarRecogniser, render
@@ -143,3 +155,173 @@ def test_a_request_on_a_satellite_acts_in_its_area_and_is_answered_there_and_its
     assert kitchen.wait_answers(3) == spoken(
         "Done: the kitchen light is off.", "Timer set for 3 seconds.", "Your 3 second timer is done"
     )
+
+
+def test_a_satellite_that_wakes_itself_is_followed_up_without_the_wake_word(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The satellite's own wake word service (a stand-in over the real pymicro-wakeword)
+    hears "okay nabu"; the daemon hears "open the garage door", asks back, and hears the
+    "yes" that follows with no wake word on the same satellite."""
+    serve_home.simulator.clear()
+    with (
+        engine(wake_service()) as wake_uri,
+        satellite(
+            tmp_path,
+            "garage-satellite",
+            [sounds("okay nabu, open the garage door"), "silence:7", sounds("yes")],
+            area="garage",
+            extra=["--wake-uri", wake_uri, "--wake-word-name", "okay_nabu"],
+        ) as garage,
+    ):
+
+        async def run() -> InProcess:
+            yaml = serve_yaml(("garage", garage.address, None, None))
+            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
+                await talking(running, garage)
+                await until(lambda: len(garage.answers()) >= 2)
+                return running
+
+        running = asyncio.run(run())
+        answers = garage.wait_answers(2)
+    assert [text for text, _origin in running.asked] == ["open the garage door", "yes"]
+    assert answers == spoken(
+        "Do you want me to open the garage door?", "Done: the garage door is open."
+    )
+    assert [c.device for c in serve_home.simulator.received()] == ["garage door"]
+    assert any("Waiting for wake word" in line for line in garage.lines)  # it woke itself
+
+
+def test_a_satellite_that_restarts_is_reconnected_to_and_said_so_once(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    serve_home.simulator.clear()
+    port = free_port()
+    request = [sounds("okay nabu, turn off the light")]
+
+    async def run() -> list[bytes]:
+        with satellite(tmp_path / "a", "kitchen", request, area="kitchen", port=port) as first:
+            yaml = serve_yaml(("kitchen", first.address, None, None))
+            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
+                await talking(running)
+                driven = running.front_ends["satellites"]
+                assert isinstance(driven, Satellites)
+                link = driven.links["kitchen"]
+                await until(lambda: link.up)
+                first.stop()  # the satellite restarts
+                await until(lambda: not link.up)
+                with satellite(
+                    tmp_path / "b", "kitchen", request, area="kitchen", port=port
+                ) as again:
+                    await talking(running, again)
+                    await until(lambda: len(again.answers()) >= 1)
+                    return again.answers()
+
+    with caplog.at_level(logging.INFO, "mnemolis.serve.satellite_link"):
+        answers = asyncio.run(run())
+    assert answers == spoken("Done: the kitchen light is off.")
+    said = [r.getMessage() for r in caplog.records if r.name == "mnemolis.serve.satellite_link"]
+    since = said[said.index("satellite kitchen connected (area kitchen)") + 1 :]
+    assert len([m for m in since if " is down: " in m]) == 1  # said once, not per attempt
+    assert "satellite kitchen is back" in since
+
+
+def test_an_announcement_for_a_satellite_that_is_down_is_said_at_its_fallback(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A timer set in the kitchen rings while the kitchen satellite is down: the living
+    room says it (the owner's fallback), nothing is lost."""
+    timer = [sounds("okay nabu, set a timer for three seconds")]
+    with (
+        satellite(tmp_path, "kitchen", timer, area="kitchen") as kitchen,
+        satellite(tmp_path, "living", [], area="living room") as living,
+    ):
+
+        async def run() -> None:
+            yaml = serve_yaml(
+                ("kitchen", kitchen.address, None, "living room"),
+                ("living room", living.address, None, None),
+            )
+            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
+                await talking(running, kitchen, living)
+                await until(lambda: len(kitchen.answers()) >= 1)  # "Timer set for 3 seconds."
+                kitchen.stop()
+                await until(lambda: len(living.answers()) >= 1)
+
+        asyncio.run(run())
+        assert kitchen.answers() == spoken("Timer set for 3 seconds.")
+        assert living.answers() == spoken("Your 3 second timer is done")
+
+
+def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_acts_on_nothing(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Three broken satellites and a good one: the good one is answered in its room."""
+    serve_home.simulator.clear()
+    request = read_wav(sounds("turn off the light"), 20).audio.pcm
+
+    async def flood(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for event in chunk_events(bytes(32000 * 60)):  # a minute of sound at once
+            await async_write_event(event, writer)
+
+    async def vanish(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for event in chunk_events(request[: len(request) // 2]):  # mid-sentence, then gone
+            await async_write_event(event, writer)
+
+    async def bad_format(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for event in chunk_events(request, width=2, rate=3):
+            await async_write_event(event, writer)
+        await async_write_event(AudioStop().event(), writer)
+
+    with satellite(
+        tmp_path, "kitchen", [sounds("okay nabu, turn off the light")], area="kitchen"
+    ) as kitchen:
+
+        async def run() -> list[FakeSatellite]:
+            behaviours = ((flood, True), (vanish, False), (bad_format, True))
+            fakes = [await FakeSatellite(b, listens).start() for b, listens in behaviours]
+            yaml = serve_yaml(
+                ("kitchen", kitchen.address, None, None),
+                *((f"fake{n}", f.address, "bedroom", None) for n, f in enumerate(fakes)),
+            )
+            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
+                await talking(running, kitchen)
+                await until(
+                    lambda: (
+                        len(kitchen.answers()) >= 1 and all(f.connections >= 2 for f in fakes[:2])
+                    )
+                )
+            for fake in fakes:
+                await fake.stop()
+            return fakes
+
+        with caplog.at_level(logging.INFO):
+            flooder, _vanished, _bad = asyncio.run(run())
+        assert kitchen.answers() == spoken("Done: the kitchen light is off.")
+    assert [c.device for c in serve_home.simulator.received()] == ["kitchen light"]
+    errors = [Error.from_event(e) for e in flooder.received if e.type == "error"]
+    assert (
+        errors and errors[0].code == "flood" and "faster than real time" in (errors[0].text or "")
+    )
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "satellite fake0 (" in logged and "cut off: it sent" in logged
+    assert "satellite fake1 (" in logged and "closed the connection" in logged
+    assert "cannot use (rate 3, width 2, channels 1)" in logged

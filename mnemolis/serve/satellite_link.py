@@ -123,6 +123,7 @@ class SatelliteLink:
         self.session = session  # its conversation: unguessable from any other front-end
         self.area = settings.area
         self.up = False
+        self._was_up = False  # connected since the last loss
         self.outages = 0
         self.turns: deque[TurnRecord] = deque(maxlen=TURNS_KEPT)
         self.on_turn: Callable[[TurnRecord], None] | None = None
@@ -155,7 +156,10 @@ class SatelliteLink:
                 reason = f"it broke the protocol: {exc}"
             except (OSError, TimeoutError, asyncio.IncompleteReadError) as exc:
                 reason = _why(exc)
-            if self.up or attempt == 0:
+            was_up, self._was_up = self._was_up, False
+            if was_up:
+                attempt = 0
+            if was_up or attempt == 0:
                 self.outages += 1
                 log.warning(
                     "satellite %s (%s) is down: %s; trying again every %g s",
@@ -166,7 +170,6 @@ class SatelliteLink:
                 )
             else:
                 log.debug("satellite %s still down: %s", self.name, reason)
-            self.up = False
             await asyncio.sleep(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)])
             attempt += 1
 
@@ -196,7 +199,7 @@ class SatelliteLink:
                 log.warning("satellite %s is back", self.name)
             else:
                 log.info("satellite %s connected (area %s)", self.name, self.area or "unknown")
-            self.up = True
+            self.up = self._was_up = True
             self._audio.restart()
             while True:
                 await self._on(await self._read(reader))
