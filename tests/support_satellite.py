@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,8 @@ from wyoming.event import Event, async_read_event, async_write_event
 from wyoming.info import Attribution, Describe, Info, Satellite
 from wyoming.pipeline import PipelineStage, RunPipeline
 from wyoming.satellite import RunSatellite
+
+from tests.support_kiwix import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent / "satellite"
@@ -63,12 +64,6 @@ def satellite_venv() -> Path:
         pytest.skip(message)
     marker.touch()
     return venv
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -29,7 +29,6 @@ import logging
 import socket
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -126,7 +125,6 @@ class SatelliteLink:
         self._was_up = False  # connected since the last loss
         self.outages = 0
         self.turns: deque[TurnRecord] = deque(maxlen=TURNS_KEPT)
-        self.on_turn: Callable[[TurnRecord], None] | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._listener: Listener | None = None
         self._speak_answers = True
@@ -347,15 +345,15 @@ class SatelliteLink:
 
     def _remember(self, record: TurnRecord) -> None:
         self.turns.append(record)
+        first = record.first_audio_ms
         log.info(
-            "satellite %s heard %r (%.2f): %s",
+            "satellite %s heard %r (%.2f): %s [first audio %s]",
             self.name,
             record.heard,
             record.confidence,
             record.said[:120],
+            "none" if first is None else f"{first:.0f} ms after the end of speech",
         )
-        if self.on_turn is not None:
-            self.on_turn(record)
 
     async def _say(self, kit: VoiceKit, text: str, since: float | None = None) -> float | None:
         """Speak ``text`` on the satellite; the milliseconds from ``since`` to its first
