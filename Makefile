@@ -1,9 +1,9 @@
-# Mnemolis: the commands the README shows.
+# Mnemolis: the commands the README and docs/ show.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv test gate lint typecheck check bench demo clean
+.PHONY: venv test gate lint typecheck check bench demo docs clean
 
 $(BIN)/mnemolis: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Mnemolis needs Python 3.11 or newer, and $(PYTHON) is " + sys.version.split()[0] + ": run make with PYTHON=python3.11 (or newer)")'
@@ -19,6 +19,7 @@ test: venv
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/mnemolis check
+	$(MAKE) docs
 	$(BIN)/pytest
 	$(MAKE) gate
 
@@ -68,6 +69,11 @@ bench: venv
 	$(BIN)/python bench/music.py
 	$(BIN)/python bench/timers.py
 	$(BIN)/python bench/big_home.py
+
+# The documentation site (mkdocs.yml) into build/site: every link and anchor checked, and
+# any warning fails the build. Open build/site/index.html, or `.venv/bin/mkdocs serve`.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
 
 # The README's main command: set-up on a fresh machine, then the demo home and a chat
 # with it; ASK="..." answers one request instead.

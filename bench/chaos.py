@@ -7,14 +7,16 @@ it), then throws at it what went wrong before: lone surrogates and
 non-finite numbers on every front-end, truncated Wyoming events, requests
 begun and never finished, 1,100 idle Wyoming and 1,100 idle HTTP sockets, a
 broker killed and restarted while requests stream in, plain-text "yes" from
-a stranger. Each request is counted as *answered* (its answer came back),
+a stranger. Issue 21's web and session attacks are a section of their own,
+on a daemon of their own (`bench/chaos_web.py`). Each request is counted as
+*answered* (its answer came back),
 *clear error* (a JSON refusal or an ``error`` event with a code and a
 sentence) or *lost* (nothing, a closed connection, or bytes that are not
 strict JSON); after each probe the daemon must still answer "what time is
 it" over HTTP. Prints one Markdown table (for bench/RESULTS.md) and the log
 lines the daemon wrote during the socket flood.
 
-    .venv/bin/python bench/chaos.py [--repeat 100]
+    .venv/bin/python bench/chaos.py [--repeat 100] [--section all|daemon|web]
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemolis.serve.client import Daemon, NoAnswer, Unreachable
+from tests import support_attacks as attacks
 from tests.support_kiwix import build_test_zims
 from tests.support_serve import (
     MqttProbe,
     ServeHome,
     ServeProcess,
+    bearer,
     config_variant,
     http_call,
     open_files,
@@ -102,7 +106,7 @@ def judge(reply: Any) -> str:
 
 def http_raw(port: int, body: bytes) -> Any:
     head = (
-        b"POST /ask HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+        b"POST /ask HTTP/1.1\r\n" + HOST + bearer(port) + b"Content-Type: application/json\r\n"
         b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
     )
     try:
@@ -274,11 +278,13 @@ def idle_flood(daemon: ServeProcess, count: int) -> tuple[list[Row], str]:
 def connect_many(
     where: tuple[str, int], count: int, stack: ExitStack
 ) -> list[socket.socket | None]:
-    """``count`` connections (None for one that could not even connect)."""
+    """``count`` connections (None: could not connect) from 200 addresses: many clients."""
     opened: list[socket.socket | None] = []
-    for _ in range(count):
+    for i in range(count):
+        source = (f"127.0.0.{2 + i % 200}", 0)
         try:
-            opened.append(stack.enter_context(socket.create_connection(where, timeout=2)))
+            sock = socket.create_connection(where, timeout=2, source_address=source)
+            opened.append(stack.enter_context(sock))
         except OSError:
             opened.append(None)
     return opened
@@ -412,6 +418,205 @@ def strangers_yes(home: ServeHome, n: int) -> Row:
     return row
 
 
+# --------------------------------------------------------------------------- section: templates
+# and discovery topics (issue 21). Self-contained: its own daemon, started with the poison
+# already retained on the broker (a restart is when it froze before), and its own rows.
+
+
+def rss_mib(pid: int) -> float:
+    """A process's resident memory, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def ask_http(daemon: ServeProcess, text: str) -> tuple[str, str]:
+    """(verdict, answer text) of one HTTP ask."""
+    try:
+        status, body, _ = http_call(
+            daemon.http_port, "POST", "/ask", {"text": text}, timeout_s=REPLY_TIMEOUT_S
+        )
+    except (OSError, ValueError):
+        return LOST, ""
+    return (judge(body) if status == 200 else LOST), str(body.get("answer", ""))
+
+
+def publish_all(home: ServeHome, messages: list[tuple[str, bytes, bool]]) -> None:
+    for topic, payload, retain in messages:
+        home.simulator.publish(topic, payload, retain)
+
+
+def poison_rows(daemon: ServeProcess, home: ServeHome, n: int, started_s: float) -> list[Row]:
+    """V1, V2, V7 retained before the start: the light driven while the poison comes again."""
+    drive = Row("light on/off while V1/V2 poison states are re-sent (HTTP)")
+    health = Row("/health while the poison is re-sent")
+    home.simulator.clear()
+    for i in range(n):
+        publish_all(home, attacks.poison_states())
+        verdict, answer = ask_http(
+            daemon, f"turn {'on' if i % 2 == 0 else 'off'} the kitchen light"
+        )
+        drive.count(verdict if answer.startswith("Done") else LOST)
+        try:
+            ok = http_call(daemon.http_port, "GET", "/health", timeout_s=REPLY_TIMEOUT_S)[0] == 200
+        except OSError:
+            ok = False
+        health.count(ANSWERED if ok else LOST)
+    received = len(home.simulator.received("kitchen light"))
+    drive.note = (
+        f"light commands received {received} of {n}; listening {started_s:.1f} s after start"
+    )
+    health.note = "poison: 3 sensors (regex, backtracking regex, 3**30000 squared), 60 x 54 KB"
+    return [drive, health]
+
+
+def stolen_topic_rows(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
+    """V4: each switch on another's topic refused in words, the front door never commanded."""
+    row = Row("switches on the lock's, Hermes' and the ask topic (V4, HTTP)")
+    home.simulator.clear()
+    names = [name for name, _topic, _on in attacks.V4_SWITCHES]
+    for i in range(n):
+        verdict, answer = ask_http(daemon, f"turn on the {names[i % len(names)]}")
+        refused = "configuration was refused: its command topic" in answer
+        row.count(CLEAR if verdict == ANSWERED and refused else LOST)
+    time.sleep(0.3)
+    row.note = f"front door commands: {len(home.simulator.received('front door'))}"
+    return [row]
+
+
+def kettle_known(daemon: ServeProcess, known: bool, wait_s: float = 240.0) -> tuple[str, str]:
+    """Ask for the kettle until the daemon knows it (or no longer does): (verdict, answer)."""
+    deadline = time.monotonic() + wait_s
+    verdict, answer = LOST, ""
+    while time.monotonic() < deadline:
+        verdict, answer = ask_http(daemon, "turn on the porch kettle")
+        if ("porch kettle" in answer and "don't know" not in answer) == known:
+            break
+        time.sleep(1.0)
+    return verdict, answer
+
+
+def flood_rows(daemon: ServeProcess, home: ServeHome, configs: int) -> list[Row]:
+    """V10: a flood past the cap, then a real new device, twice; resident memory each time
+    (a second flood shows whether what the first left is reused or grows)."""
+    row = Row(f"{configs:,} discovery configs, then a real new device (V10), twice")
+    figures = [rss_mib(daemon.process.pid)]
+    answers = []
+    flood = attacks.flood(configs)
+    kettle = attacks.real_device("porch kettle", "porch/kettle")
+    for _round in range(2):
+        publish_all(home, [*flood, kettle])
+        verdict, answer = kettle_known(daemon, True)
+        known = "porch kettle" in answer and "don't know" not in answer
+        row.count(verdict if known else LOST)
+        answers.append(answer[:40])
+        figures.append(rss_mib(daemon.process.pid))
+        publish_all(home, attacks.cleared([*flood, kettle]))
+        kettle_known(daemon, False)  # the removals flushed: the kettle went last
+        time.sleep(2.0)
+        figures.append(rss_mib(daemon.process.pid))
+    mib = ", ".join(f"{f:.0f}" for f in figures)
+    row.note = f"kettle: {answers[0]!r}; RSS MiB before, flooded, cleared, again: {mib}"
+    return [row]
+
+
+def templates_and_topics(home: ServeHome, repeat: int, flood: int) -> list[Row]:
+    """The section's rows: its own daemon, started with the poison retained."""
+    left = [
+        *attacks.poison_sensors(),
+        *attacks.poison_states(),
+        *attacks.stolen_topics(),
+        *attacks.heavy_templates(),
+    ]
+    publish_all(home, left)
+    rows: list[Row] = []
+    try:
+        t0 = time.monotonic()
+        with running_daemon(home, ["--http", "127.0.0.1:0"], ["http"]) as daemon:
+            started_s = time.monotonic() - t0
+            rows += poison_rows(daemon, home, repeat, started_s)
+            rows += stolen_topic_rows(daemon, home, repeat)
+            rows += flood_rows(daemon, home, flood)
+            answering = still_answering(daemon)
+            for row in rows:
+                row.still_answering = answering
+    finally:
+        publish_all(home, attacks.cleared(left))
+    return rows
+
+
+# --------------------------------------------------------------------------- confirmation attacks
+
+# Issue 21: nobody opens the house without a yes. Every way a prober found (or might
+# try) to open the garage door, unlock a door or open a valve, each from a session of
+# its own and followed by a "yes" from a stranger's session; then the watches are set
+# off and the delays run out. Everything the guarded devices' command topics got is
+# counted by a client of our own: it must be nothing. (A garden tap is announced by
+# discovery first; no alarm disarm here: no shipped intent disarms.)
+
+CONFIRM_ATTACKS = [
+    "set the garage door to 100 percent",
+    "open the garage door halfway",
+    "open the garage door a bit more",
+    "raise the garage door",
+    "in 2 seconds set the garage door to 100 percent",
+    "in 2 seconds open the garage door halfway",
+    "in 2 seconds open the garage door a bit more",
+    "when the kitchen light turns on open the garage door halfway",
+    "when the kitchen light turns on set the garage door to 100 percent",
+    "if the kitchen light is off open the garage door a bit more",
+    "unlock the front door",
+    "unlock the back door in 2 seconds",
+    "open the garden tap",
+    "turn on the garden tap",
+]
+GUARDED_TOPICS = ["home/garage_door/set", "home/front_door/set", "home/back_door/set", "tap/set"]
+GARDEN_TAP = {"name": "Garden Tap", "cmd_t": "tap/set", "stat_t": "tap/state"}
+
+
+def confirmation_attacks(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
+    """Each attack ``n`` times (a session each, a stranger's "yes" after it), then what
+    the guarded devices got: the last row counts every such command as lost."""
+    tap = "homeassistant/valve/garden_tap/config"
+    with MqttProbe(home.broker.host, home.broker.port, ["mnemolis/chaos/tap"]) as announcer:
+        announcer.publish(tap, json.dumps(GARDEN_TAP), retain=True)
+    time.sleep(1.0)  # the daemon discovers the tap
+    home.simulator.report("kitchen light", state="OFF")
+    rows = []
+    with MqttProbe(home.broker.host, home.broker.port, GUARDED_TOPICS) as watcher:
+        for k, text in enumerate(CONFIRM_ATTACKS):
+            row = Row(f'"{text}", then a stranger\'s "yes" (HTTP)')
+            waited = 0
+            for i in range(n):
+                ask = {"text": text, "session": f"attack-{k}-{i}"}
+                try:
+                    _status, body, _ = http_call(daemon.http_port, "POST", "/ask", ask)
+                    stranger = {"text": "yes", "session": "stranger"}
+                    http_call(daemon.http_port, "POST", "/ask", stranger)
+                except (OSError, ValueError):
+                    row.count(LOST)
+                    continue
+                row.count(judge(body))
+                waited += body.get("outcome") == "waiting"
+            row.note = f"asked for a yes: {waited} of {n}"
+            rows.append(row)
+        home.simulator.report("kitchen light", state="ON")  # every watch set off
+        time.sleep(3.0)  # every delay ran out
+        opened: list[str] = []
+        while True:
+            try:
+                got = watcher.next(timeout_s=0.5)
+            except AssertionError:
+                break
+            opened.append(f"{got.topic} {got.payload.decode()}")
+    total = Row("commands that reached a door, the garage door or the tap (all of the above)")
+    total.tried = sum(r.tried for r in rows)
+    total.lost = len(opened)
+    total.note = f"opened without a yes: {len(opened)}" + (f" ({opened[:3]})" if opened else "")
+    return [*rows, total]
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -439,8 +644,19 @@ def run(daemon: ServeProcess, home: ServeHome, repeat: int, sockets: int) -> tup
 
     probe(flood)
     probe(lambda: strangers_yes(home, max(5, repeat // 10)))
+    probe(lambda: confirmation_attacks(daemon, home, max(3, repeat // 20)))
     probe(lambda: broker_restart(home))
     return rows, flood_note
+
+
+# --------------------------------------------------------------------------- issue 21: the web
+
+
+def web_section(home: ServeHome, repeat: int) -> list[Row]:
+    """Issue 21's web and session attacks, on a daemon of their own (`bench/chaos_web.py`)."""
+    from bench.chaos_web import web_and_sessions
+
+    return web_and_sessions(home, repeat)
 
 
 def report(rows: list[Row], flood_note: str) -> None:
@@ -452,13 +668,21 @@ def report(rows: list[Row], flood_note: str) -> None:
         print(f"| {r.probe} | {counts} | {after} | {r.note} |")
     total = sum(r.tried for r in rows)
     lost = sum(r.lost for r in rows)
-    print(f"\n{total:,} requests, {lost:,} lost; during the socket floods: {flood_note}")
+    floods = f"; during the socket floods: {flood_note}" if flood_note else ""
+    print(f"\n{total:,} requests, {lost:,} lost{floods}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=100, help="requests per probe")
     parser.add_argument("--sockets", type=int, default=1100, help="idle sockets per front-end")
+    parser.add_argument(
+        "--section",
+        choices=("all", "daemon", "web", "templates"),
+        default="all",
+        help="templates: only issue 21's template and discovery-topic attacks",
+    )
+    parser.add_argument("--flood", type=int, default=6000, help="discovery configs (V10)")
     args = parser.parse_args()
     import resource
 
@@ -468,9 +692,15 @@ def main() -> int:
         folder = Path(scratch)
         zims = build_test_zims(folder)
         with running_home(folder, zims.main) as home:
-            config = config_variant(home, "chaos", LIMITS)
-            with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
-                rows, note = run(daemon, home, args.repeat, args.sockets)
+            rows, note = [], ""
+            if args.section in ("all", "daemon"):  # issue 17's probes, the confirmations
+                config = config_variant(home, "chaos", LIMITS)
+                with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
+                    rows, note = run(daemon, home, args.repeat, args.sockets)
+            if args.section in ("all", "web"):
+                rows += web_section(home, args.repeat)
+            if args.section in ("all", "templates"):
+                rows += templates_and_topics(home, args.repeat, args.flood)
     report(rows, note)
     return 1 if any(r.lost or not r.still_answering for r in rows) else 0
 

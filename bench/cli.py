@@ -11,7 +11,7 @@ that home, and times cold runs of
 with hyperfine when it is on PATH (``apt-get install hyperfine``), else with
 a loop of its own; medians and the spread, the machine being shared. With
 ``--footprint`` it first installs Mnemolis without its dev extras into a
-fresh virtual environment, as the README's Pi steps do, reports its size and
+fresh virtual environment, as docs/raspberry-pi.md's steps do, reports its size and
 largest packages, and times that install instead; in both cases the
 daemon's start-up (to every ready line) and resident memory are measured.
 

@@ -11,7 +11,11 @@ and `daemon` share one house and one daemon between the tests of a module;
 tests that reload or stop a daemon start their own.
 
 `MqttProbe` is an MQTT 5 client for the tests (and `bench/load.py`),
-`http_call` an HTTP client that returns the status and the JSON body.
+`http_call` an HTTP client that returns the status and the JSON body. The
+daemon guards its HTTP API with a token, its own (made in its state directory
+on the first start) unless the flags or the environment set one; `http_call`
+sends the token of the daemon on that port unless told otherwise, as a
+token holder would (`bearer` for requests written by hand).
 """
 
 from __future__ import annotations
@@ -129,8 +133,33 @@ class Addresses:
         return host, int(port)
 
 
+#: The token of each running daemon, by its HTTP port (see `http_call`).
+TOKENS: dict[int, str] = {}
+#: `http_call`'s default: the token of the daemon on that port.
+THE_DAEMONS = "the daemon's token"
+
+
+def token_of(argv: Sequence[str], environ: dict[str, str]) -> str | None:
+    """The token a daemon started so uses: ``--token``, ``$MNEMOLIS_TOKEN``, else the
+    one it made in its state directory."""
+    if "--token" in argv:
+        return argv[list(argv).index("--token") + 1]
+    if environ.get("MNEMOLIS_TOKEN"):
+        return environ["MNEMOLIS_TOKEN"]
+    made = Path(environ.get("MNEMOLIS_STATE", "/nonexistent")) / "token"
+    return made.read_text("utf-8").strip() if made.exists() else None
+
+
+def bearer(port: int) -> bytes:
+    """The ``Authorization`` header line of the daemon on ``port`` (empty without a token)."""
+    token = TOKENS.get(port)
+    return f"Authorization: Bearer {token}\r\n".encode() if token else b""
+
+
 class ServeProcess(Addresses):
     """A running `mnemolis serve`: its output, its addresses, and signals."""
+
+    token: str | None = None
 
     def __init__(
         self,
@@ -240,8 +269,13 @@ def running_daemon(
     daemon = ServeProcess(process, socket_path, environ)
     try:
         daemon.wait_ready(front_ends)
+        daemon.token = token_of(argv, environ)
+        if "http" in daemon.where and daemon.token is not None:
+            TOKENS[daemon.http_port] = daemon.token
         yield daemon
     finally:
+        if "http" in daemon.where:
+            TOKENS.pop(daemon.http_port, None)
         status = daemon.stop()
     assert status == 0, f"the daemon exited with {status}:\n{daemon.output()}"
 
@@ -265,13 +299,22 @@ def http_call(
     method: str,
     path: str,
     body: Any = None,
-    token: str | None = None,
+    token: str | None = THE_DAEMONS,
     raw: bytes | None = None,
     headers: dict[str, str] | None = None,
     timeout_s: float = 10.0,
+    source: str | None = None,
 ) -> tuple[int, dict[str, Any], dict[str, str]]:
-    """One request; the status, the JSON body and the headers (lower-case names)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout_s)
+    """One request; the status, the JSON body and the headers (lower-case names).
+
+    ``token``: the daemon's own by default, None for none; ``headers`` are added to
+    (or replace) ``Content-Type: application/json``; ``source`` is the loopback
+    address to send from (127.0.0.2: another client)."""
+    if token == THE_DAEMONS:
+        token = TOKENS.get(port)
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=timeout_s, source_address=(source, 0) if source else None
+    )
     sent = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
     all_headers = {"Content-Type": "application/json", **(headers or {})}
     if token is not None:
@@ -445,9 +488,11 @@ def probe(home: ServeHome, *topics: str) -> MqttProbe:
 __all__ = [
     "ALL_FLAGS",
     "ALL_FRONT_ENDS",
+    "TOKENS",
     "MqttProbe",
     "ServeHome",
     "ServeProcess",
+    "bearer",
     "config_variant",
     "fixture_daemon",
     "fixture_serve_home",

@@ -51,8 +51,8 @@ def test_the_unit_runs_serve_as_its_own_user(section: str, key: str, value: str)
 
 def test_systemd_reads_the_unit_without_complaint(tmp_path: Path) -> None:
     """With systemd-analyze at hand, the unit (its program swapped for /bin/true) is
-    checked by systemd itself; everywhere, the README installs what the unit runs."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    checked by systemd itself; everywhere, the Raspberry Pi page installs what the unit runs."""
+    readme = (ROOT / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
     assert "sudo python3 -m venv /opt/mnemolis" in readme
     assert "sudo cp packaging/mnemolis.service /etc/systemd/system/" in readme
     assert "journalctl -u mnemolis" in readme

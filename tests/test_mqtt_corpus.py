@@ -14,6 +14,7 @@ shipped actions through understanding, to the same action and device.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from mnemolis.core.devices import Device
 from mnemolis.core.plan import Part
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.sources.base import Request
+from mnemolis.sources.mqtt.settings import SharedTopic
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import Understander
 from tests.conftest import ROOT
@@ -105,9 +107,13 @@ async def _drive_file(config: Config, broker: Mosquitto, path: Path) -> list[str
 
         for entry in corpus:
             await publish(entry["topic"], json.dumps(entry["config"]), retain=True)
-        source = MqttSource(
-            home_config, _registry(home_config), settings_for(home_config, broker, confirm_s=1.0)
-        )
+        settings = settings_for(home_config, broker, confirm_s=1.0)
+        shared = json.loads(path.read_text(encoding="utf-8")).get("shared_topics", [])
+        if shared:  # a gateway's API topic every node commands: shared by the owner's choice
+            topics = tuple(SharedTopic(t) for t in shared)
+            discovery = dataclasses.replace(settings.discovery, shared_topics=topics)
+            settings = dataclasses.replace(settings, discovery=discovery)
+        source = MqttSource(home_config, _registry(home_config), settings)
         capture = Capture(broker)
         await source.start()
         try:

@@ -14,8 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemolis.sources.mqtt import templates as template_module
-from mnemolis.sources.mqtt.templates import ENGINE, Bounds, TemplateEngine, TemplateError
+from mnemolis.sources.mqtt import template_budget
+from mnemolis.sources.mqtt.template_faults import TIME_STRIKES
+from mnemolis.sources.mqtt.templates import (
+    ENGINE,
+    BoundBroken,
+    Bounds,
+    TemplateDisabled,
+    TemplateEngine,
+    TemplateError,
+)
 
 VALUES = [
     # Tasmota (xdrv_12_home_assistant.ino): the first three channels of Color
@@ -157,8 +165,16 @@ BOUNDED = [
     ("{{ '%999999d' % 1 }}", "format"),
     ("{{ '{:99999999}'.format(1) }}", "format"),
     ("{{ 'x'.center(1000000000) }}", "wider"),
-    ("{{ 99 ** 99999999 }}", "power"),
-    ("{{ 'a' * 40 ~ '!' | regex_match('(a+)+$') }}", "backtrack"),
+    ("{{ 99 ** 99999999 }}", "integer"),
+    ("{{ ('a' * 60 ~ '!') | regex_match('(a|aa)+$') }}", "ran out of time"),
+    ("{% set x = 3 ** 30000 %}{{ x }}", "integer"),
+    ("{% set x = 3 ** 2000 %}{% set x = x * x %}{% set x = x * x %}{{ x }}", "integer"),
+    ("{{ ('f' * 4000) | int(base=16) }}", "integer"),
+    ("{{ (2).to_bytes(100000000, 'big') }}", "characters"),
+    ("{{ 'x'.encode().center(100000000) }}", "wider"),
+    ("{{ {'a': [1]} | tojson(indent=10000000) }}", "wider"),
+    ("{{ '{:>{}}'.format('x', 100000000) }}", "format"),
+    ("{{ '%*d' % (100000000, 1) }}", "format"),
     ("{% macro f(n) %}{{ f(n) }}{{ f(n) }}{% endmacro %}{{ f(1) }}", "room"),
     ("{{ ().__class__.__mro__ }}", ""),
     ("{{ value_json.a.b.c }}", "UndefinedError"),
@@ -178,7 +194,7 @@ def test_renders_are_bounded(template: str, reason: str) -> None:
 def test_the_clock_stops_a_render_the_steps_would_not(monkeypatch: pytest.MonkeyPatch) -> None:
     """The time bound, on a clock that moves 10 ms at every look: no wall clock asserted."""
     now = iter(range(10**9))
-    monkeypatch.setattr(template_module.time, "perf_counter", lambda: next(now) * 0.01)
+    monkeypatch.setattr(template_budget.time, "perf_counter", lambda: next(now) * 0.01)
     patient = TemplateEngine(Bounds(steps=10**9, seconds=0.05))
     with pytest.raises(TemplateError, match="longer than 50 ms"):
         patient.render_value("{% for i in range(100000) %}{% endfor %}", "")
@@ -323,3 +339,160 @@ def test_arbitrary_text_never_crashes(template: str, payload: str) -> None:
 def test_arbitrary_command_values_render_or_refuse(value: str) -> None:
     rendered = ENGINE.render_command('{"state": "{{ value }}"}', value)
     assert isinstance(rendered, str | bytes)
+
+
+# --------------------------------------------------------------------------- issue 21: V1, V2, V7
+
+#: V1 as probed, and a pattern that backtracks in any engine.
+V1 = '{{ value|regex_match("(?:a|a)*b") }}'
+BACKTRACKS = "{{ value|regex_match('(a|aa)+$') }}"
+#: V2 as probed: 3**30000, then eleven squarings.
+V2 = "{% set x0 = 3**30000 %}" + "".join(
+    f"{{% set x{i + 1} = x{i} * x{i} %}}" for i in range(11)
+) + "{{ x11 % 10 }}"
+
+
+def test_v1_the_probed_pattern_is_answered_and_a_backtracking_one_stops_at_its_bound() -> None:
+    engine = TemplateEngine()
+    assert engine.render_value(V1, "a" * 30 + "!") == "False"
+    assert engine.render_value(V1, "a" * 30 + "b") == "True"
+    with pytest.raises(BoundBroken, match="ran out of time") as caught:
+        engine.render_value(BACKTRACKS, "a" * 60 + "!")
+    assert caught.value.kind == "time"
+    assert engine.render_value(BACKTRACKS, "aaaa") == "True"  # the same pattern, a fair text
+
+
+def test_v2_big_integers_are_refused_before_they_are_computed() -> None:
+    with pytest.raises(BoundBroken, match="integer over 4096 bits") as caught:
+        TemplateEngine().render_value(V2, "1")
+    assert caught.value.kind == "integer"
+    doubling = "{% set x = 3 ** 1200 %}{% set x = x * x %}{% set x = x * x %}{{ x }}"
+    with pytest.raises(BoundBroken, match="integer"):
+        TemplateEngine().render_value(doubling, "")
+    # 64-bit arithmetic, the kind devices need, is far inside the bound
+    assert ENGINE.render_value("{{ (value | int) * 2 ** 32 }}", "3") == str(3 * 2**32)
+
+
+def test_a_template_that_breaks_a_bound_is_disabled_for_that_device_only() -> None:
+    engine = TemplateEngine()
+    owner = ("ha_poison", "value_template")
+    with pytest.raises(TemplateDisabled, match=r"value_template disabled: .*integer"):
+        engine.render_value(V2, "1", owner=owner)
+    # disabled at once: a step bound breaks the same way on every message
+    with pytest.raises(TemplateDisabled):
+        engine.render_value(V2, "anything", owner=owner)
+    assert engine.faults.of("ha_poison") == {
+        "value_template": "value_template disabled: the template would make an integer over 4096 bits"
+    }
+    # another device with the same text is judged on its own messages
+    assert engine.faults.of("ha_other") == {}
+    # rediscovered with another template, the device starts afresh
+    assert engine.render_value("{{ value }}", "ok", owner=owner) == "ok"
+
+
+def test_a_time_out_disables_only_at_the_third_strike() -> None:
+    """The clock may be the machine's fault: a template that ran out of time once runs
+    again; the third time-out in a row disables it."""
+    engine = TemplateEngine()
+    owner = ("ha_slow", "value_template")
+    for _ in range(TIME_STRIKES - 1):
+        with pytest.raises(BoundBroken, match="ran out of time"):
+            engine.render_value(BACKTRACKS, "a" * 60 + "!", owner=owner)
+    assert engine.faults.of("ha_slow") == {}
+    with pytest.raises(TemplateDisabled, match="ran out of time"):
+        engine.render_value(BACKTRACKS, "a" * 60 + "!", owner=owner)
+    with pytest.raises(TemplateDisabled):
+        engine.render_value(BACKTRACKS, "aaaa", owner=owner)  # no longer run at all
+
+
+@pytest.mark.parametrize(
+    ("template", "reason"),
+    [
+        ("{{a.b.c}}" * 6000, "longer than 16384 characters"),  # V7's 54 KB template
+        ("{{a.b.c}}" * 300, "more than 2000 tokens"),
+        ("{{ x" + "+x" * 600 + " }}", "more than 1000 parts"),
+        ("{{ " + "9" * 1300 + " }}", "integer of more than 4096 bits"),
+        ("{{ " + "9" * 5000 + " }}", "does not compile"),
+    ],
+)
+def test_v7_compilation_is_bounded_in_size(template: str, reason: str) -> None:
+    with pytest.raises(TemplateError, match=reason):
+        TemplateEngine().compile(template)
+
+
+def test_compiled_templates_are_kept_by_weight_least_recently_used_out_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine = TemplateEngine(cache_nodes=200)
+    big = ["{{ [" + ",".join(str(i + n) for n in range(40)) + "] }}" for i in range(10)]
+    for source in big:
+        engine.compile(source)
+    assert engine.cache.held <= 200 and len(engine.cache) < len(big)
+    engine.compile(big[-2])  # used again: the latest stay
+    compiles: list[str] = []
+    original = engine._compile
+    monkeypatch.setattr(engine, "_compile", lambda s: compiles.append(s) or original(s))
+    engine.compile(big[-1])
+    engine.compile(big[-2])
+    assert compiles == []  # still cached
+    engine.compile(big[0])
+    assert compiles == [big[0]]  # it had gone
+    # a refusal is remembered too: a retained poison config is not compiled again
+    for _ in range(3):
+        with pytest.raises(TemplateError):
+            engine.compile("{{a.b.c}}" * 300)
+    assert compiles.count("{{a.b.c}}" * 300) == 1
+
+
+# --------------------------------------------------------------------------- fuzzing the bounds
+
+REGEX_PIECES = ["a", "b", ".", "a|aa", "(a|a)", "(?:a|b)", "\\d", "[ab]", "a+", "(a+)+", "(a*)*"]
+REPEATS = ["", "*", "+", "?", "{2,}", "{1,3}"]
+
+
+@st.composite
+def patterns(draw: Any) -> str:
+    pieces = draw(st.lists(st.sampled_from(REGEX_PIECES), min_size=1, max_size=4))
+    body = "".join(f"({p}){draw(st.sampled_from(REPEATS))}" for p in pieces)
+    return body + draw(st.sampled_from(["", "$", "b", "!"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(patterns(), st.text(alphabet="ab!1", max_size=80), st.sampled_from(["match", "search"]))
+def test_any_regex_on_any_text_ends_within_its_bound(pattern: str, text: str, test: str) -> None:
+    template = "{{ value | regex_" + test + "(" + repr(pattern) + ") }}"
+    try:
+        rendered = STEPPED.render_value(template, text)
+    except BoundBroken as exc:
+        assert exc.kind == "time"
+    except TemplateError as exc:
+        assert "does not compile" in str(exc) or "ValueError" in str(exc), exc
+    else:
+        assert rendered in ("True", "False")
+
+
+INT_ATOMS = ["value | int", "3", "2 ** 64", "(value | int) ** 20", "7 ** 300", "-5", "1"]
+
+
+@st.composite
+def arithmetic(draw: Any, depth: int = 0) -> str:
+    if depth >= 4 or draw(st.booleans()):
+        return draw(st.sampled_from(INT_ATOMS))
+    op = draw(st.sampled_from(["*", "**", "+", "-", "//", "%"]))
+    return f"({draw(arithmetic(depth + 1))}) {op} ({draw(arithmetic(depth + 1))})"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(arithmetic(), min_size=1, max_size=6), st.integers(-(10**6), 10**6))
+def test_integer_arithmetic_stays_within_its_bits(chain: list[str], value: int) -> None:
+    """Each step squares, multiplies or raises what came before: the result either fits the
+    bits bound or the render is refused before the big product is computed."""
+    template = "{% set x = 1 %}" + "".join(
+        "{% set x = (" + expression.replace("value | int", "x") + ") %}" for expression in chain
+    ) + "{{ x }}"
+    try:
+        rendered = STEPPED.render_value(template, str(value))
+    except TemplateError:
+        return
+    number = int(rendered) if rendered.lstrip("-").isdigit() else None
+    assert number is None or number.bit_length() <= STEPPED.bounds.int_bits

@@ -32,7 +32,7 @@ def _window(name: str, room: str) -> Device:
         room=room,
         device_class="window",
         schema="json",
-        topics={"state": f"home/{slug}"},
+        topics={"state": f"home/{slug}", "availability": f"home/{slug}/availability"},
     )
 
 
@@ -114,3 +114,56 @@ def test_binary_sensors_by_class_as_a_set(home_config: Config, broker: Mosquitto
 def _state(home: Home, device_id: str) -> object:
     state = home.source.state_of(device_id)
     return state.values.get("state") if state is not None else None
+
+
+def test_a_set_with_nothing_known_or_nothing_in_it_is_never_a_yes(
+    home_config: Config, broker: Mosquitto
+) -> None:
+    """Issue 21: "Yes, all 0 sensors are on" (an all-question over devices none of which
+    said anything, or over none): neither a yes nor a count of nothing."""
+    understander = Understander(home_config)
+
+    async def scenario() -> None:
+        async with running_home(home_config, broker) as home:
+            # the window sensors went offline: nothing is known about them
+            for window in ("kitchen window", "bedroom window"):
+                home.sim().set_available(window, False)
+            await eventually(lambda: _available(home, "kitchen_window") is False)
+            await eventually(lambda: _available(home, "bedroom_window") is False)
+            part, text, data = await _answer(home, understander, "are all the windows open")
+            assert part.slots["quantifier"] == "all"
+            assert data["truth"] == "unknown"
+            assert text == "I can't tell whether the bedroom window and the kitchen window are open"
+            _, text, data = await _answer(home, understander, "are any windows open")
+            assert text == "I can't tell whether the bedroom window and the kitchen window are open"
+            home.sim().set_available("kitchen window", True)
+            home.sim().report("kitchen window", state="ON")
+            await eventually(lambda: _state(home, "kitchen_window") == "on")
+            await eventually(lambda: _available(home, "kitchen_window") is True)
+            _, text, data = await _answer(home, understander, "are all the windows open")
+            assert data["truth"] == "unknown"
+            assert text == "the kitchen window is open; I can't tell for the bedroom window"
+            _, text, data = await _answer(
+                home, understander, "are all the windows open in the kitchen"
+            )
+            assert (data["truth"], text) == (
+                "true",
+                "yes, the kitchen window is open in the kitchen",
+            )
+            # a set with nothing in it (a routine's or a discovered area's, say)
+            empty = Part(
+                "are all the sensors on",
+                "device.state",
+                "mqtt",
+                {"device": [], "quantifier": "all", "state": "on", "room": "garage"},
+            )
+            answer = home.source.answers.sets.answer("all", [], empty)
+            assert answer.text == "there are no devices in the garage"
+            assert answer.data["truth"] == "unknown"
+
+    asyncio.run(scenario())
+
+
+def _available(home: Home, device_id: str) -> object:
+    state = home.source.state_of(device_id)
+    return state.available if state is not None else None

@@ -98,8 +98,8 @@ def test_every_front_end_says_where_a_request_comes_from(
 
     asked = asyncio.run(scenario())
     origins = [origin for _, origin in asked]
-    assert origins[0] == Origin("http", "k1", "kitchen")
-    assert origins[1] == Origin("mqtt", "m1", "hallway")
+    assert origins[0] == Origin("http", "http:k1", "kitchen")  # each front-end's own sessions
+    assert origins[1] == Origin("mqtt", "mqtt:m1", "hallway")
     assert origins[2] == Origin("hermes", "hermes:kitchen-pi", "kitchen", "kitchen-pi")
     assert origins[3] == Origin("wyoming", "wyoming:conversation:c-9", "living room", "sat-living")
     assert (origins[4].front_end, origins[4].room) == ("wyoming", "den")
@@ -121,7 +121,8 @@ def test_announcements_go_back_the_way_the_request_came(
             announcer = running.daemon.announcer
             base = f"http://127.0.0.1:{running.http_port}"
             with probe(serve_home, SAY, TTS) as client:
-                announcer.announce(announcement("Call mom.", Origin("mqtt", "m1", "hallway")))
+                # sessions as the front-ends key them; clients see them as they named them
+                announcer.announce(announcement("Call mom.", Origin("mqtt", "mqtt:m1", "hallway")))
                 found["mqtt"] = (await on_thread(client.next)).json()
                 found["mqtt_only"] = await on_thread(nothing_more, client)
                 hermes = Origin("hermes", "hermes:hall-pi", "hallway", "hall-pi")
@@ -134,7 +135,7 @@ def test_announcements_go_back_the_way_the_request_came(
                 ):
                     await mine.content.readline()  # the stream's opening comment
                     await every.content.readline()
-                    web = Origin("http", "web-1", "kitchen")
+                    web = Origin("http", "http:web-1", "kitchen")
                     announcer.announce(announcement("Your timer is done.", web, "timer"))
                     found["sse"] = await read_sse(mine)
                     found["sse_all"] = await read_sse(every)

@@ -188,6 +188,7 @@ def test_expect_100_continue_is_honoured(daemon: ServeProcess) -> None:
     reply = raw_http(
         daemon.http_port,
         b"POST /ask HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\n"
         + f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
         + body,
     )

@@ -129,7 +129,7 @@ def test_each_request_is_one_log_line(serve_home: ServeHome, daemon: ServeProces
     with probe(serve_home, ANSWER) as client:
         client.publish(ASK, '{"text": "what time is it\\nforged line", "session": "log"}')
         client.next()
-    line = daemon.wait_for(r"ask via=mqtt session=\"log\"", mark).string
+    line = daemon.wait_for(r"ask via=mqtt session=\"mqtt:log\"", mark).string
     assert "outcome=answered parts=1 sources=clock ms=" in line
     assert line.endswith('query="what time is it\\nforged line"')
 

@@ -1,4 +1,4 @@
-"""The unit file and the README's Pi steps, as the daemon needs them (issue 17)."""
+"""The unit file and the Pi steps (docs/raspberry-pi.md), as the daemon needs them (issue 17)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mnemolis.serve.client import daemon_socket, socket_candidates
 from tests.conftest import ROOT
 from tests.test_demo_packaging import UNIT, unit_entries
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "raspberry-pi.md"
 
 
 def service() -> dict[str, list[str]]:
@@ -32,6 +32,9 @@ def test_the_unit_makes_the_runtime_and_state_directories() -> None:
     entries = service()
     assert entries["RuntimeDirectory"] == ["mnemolis"]
     assert entries["StateDirectory"] == ["mnemolis"]
+    # lists, reminders and the token are private (issue 21): no access for anyone else
+    assert entries["StateDirectoryMode"] == entries["CacheDirectoryMode"] == ["0700"]
+    assert entries["UMask"] == ["0077"]
     environment = dict(e.split("=", 1) for e in entries["Environment"])
     systemd = {"STATE_DIRECTORY": "/var/lib/mnemolis", "RUNTIME_DIRECTORY": "/run/mnemolis"}
     assert state_dir(environment) == state_dir(systemd)
@@ -43,7 +46,7 @@ def test_the_readme_runs_doctor_and_check_with_the_units_environment() -> None:
     """Item 10: without the unit's environment `doctor` looked at another cache."""
     readme = README.read_text(encoding="utf-8")
     found = re.search(r'^MNEMOLIS_ENV="([^"]*)"$', readme, re.MULTILINE)
-    assert found is not None, "README defines no MNEMOLIS_ENV"
+    assert found is not None, "the Pi page defines no MNEMOLIS_ENV"
     assert set(found.group(1).split()) == set(service()["Environment"])
     runs = [
         line for line in readme.splitlines() if re.search(r"bin/mnemolis (doctor|check)\b", line)

@@ -115,6 +115,24 @@ def test_a_partial_file_keeps_the_other_defaults(tmp_path: Path, config: Config)
             "limits:\n  max_connections: 0\n",
             "serve.yaml:2: max_connections must be a whole number from 1",
         ),
+        (
+            "limits:\n  max_connections_per_client: -1\n",
+            "serve.yaml:2: max_connections_per_client must be a whole number from 1",
+        ),
+        ("token_file: token\n", "serve.yaml:1: token_file must be auto, false or an absolute"),
+        (
+            "http:\n  allowed_origins:\n    - http://dash.lan:8123\n    - dash.lan\n",
+            "serve.yaml:4: allowed_origins: 'dash.lan' must be an origin such as http://",
+        ),
+        (
+            "http:\n  allowed_origins: [http://dash.lan/page]\n",
+            "serve.yaml:2: allowed_origins: 'http://dash.lan/page' must be only scheme://host",
+        ),
+        ("http:\n  allowed_origins: '*'\n", "serve.yaml:2: allowed_origins must be a list"),
+        (
+            "http:\n  allowed_hosts: [pi.local:8686]\n",
+            "serve.yaml:2: allowed_hosts: 'pi.local:8686' must be a host name",
+        ),
     ],
 )
 def test_a_wrong_value_names_its_file_and_line(
@@ -123,6 +141,26 @@ def test_a_wrong_value_names_its_file_and_line(
     with pytest.raises(ConfigError) as raised:
         settings_from(tmp_path, config, text)
     assert error in str(raised.value)
+
+
+def test_the_web_rules_and_the_token_file_read_as_browsers_and_the_daemon_use_them(
+    tmp_path: Path, config: Config
+) -> None:
+    text = (
+        "token_file: /srv/mnemolis/token\n"
+        "http:\n  allowed_origins: [HTTP://Dash.LAN:80, https://ha.lan:8123]\n"
+        "  allowed_hosts: [Pi.Local., '[::1]']\n"
+        "limits: {max_connections_per_client: 4}\n"
+    )
+    settings = settings_from(tmp_path, config, text)
+    assert settings.http.allowed_origins == ("http://dash.lan", "https://ha.lan:8123")
+    assert settings.http.allowed_hosts == ("pi.local", "::1")
+    assert settings.token_file == "/srv/mnemolis/token"
+    assert settings.limits.max_connections_per_client == 4
+    assert settings_from(tmp_path / "off", config, "token_file: false\n").token_file is None
+    shipped = load_serve_settings(config, env={})
+    assert (shipped.token_file, shipped.http.allowed_origins) == ("auto", ())
+    assert shipped.limits.max_connections_per_client == 32
 
 
 def test_the_token_comes_from_the_flag_then_the_environment_then_the_file(

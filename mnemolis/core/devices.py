@@ -89,14 +89,6 @@ TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
     "device_tracker": ("state",),
 }
 
-#: Actions that by default wait for a spoken yes (a garage door's ``open`` too, by
-#: its device class; `sources/mqtt.yaml` ``confirm:`` adds more per device).
-DEFAULT_CONFIRM: dict[str, tuple[str, ...]] = {
-    "lock": ("unlock", "open"),
-    "alarm_control_panel": ("disarm",),
-}
-
-
 #: Words in ``Device.features``: what a device can do beyond its type. A light:
 #: brightness, color, color_temp, effect, white; a cover or valve: position, tilt,
 #: stop; a fan: percentage, preset, oscillate, direction; a climate: target_temperature,
@@ -207,6 +199,9 @@ class Device:
     topics: dict[str, str] = field(default_factory=dict)
     payloads: dict[str, Any] = field(default_factory=dict)
     schema: str = "default"  # default | json
+    #: What waits for a spoken yes besides what `sources/mqtt.yaml` ``confirm:`` guards by
+    #: type and class: effects (open, unlock, disarm) or actions by name (start, press);
+    #: decided by what a command does (`mnemolis.sources.mqtt.opening`).
     confirm: list[str] = field(default_factory=list)
     allow: list[str] | None = None
     unit: str | None = None
@@ -238,13 +233,6 @@ class Device:
         if self.refused is not None or action not in TYPE_ACTIONS.get(self.type, ()):
             return False
         return self.allow is None or action in self.allow or action == "state"
-
-    def needs_confirmation(self, action: str) -> bool:
-        if action in self.confirm:
-            return True
-        if self.type == "cover" and self.device_class == "garage" and action == "open":
-            return True
-        return action in DEFAULT_CONFIRM.get(self.type, ())
 
 
 class DeviceRegistry:

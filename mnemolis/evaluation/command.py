@@ -100,6 +100,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mnemolis.config import Config, load_config
+from mnemolis.evaluation import speech
 from mnemolis.evaluation.compare import IdsOf, RowResult, RowScorer
 from mnemolis.evaluation.datasets import (
     FORMATS,
@@ -266,10 +267,12 @@ def evaluate_rows(
     keyer: PartKeyer,
     progress: Progress | None = None,
     ids_of: IdsOf | None = None,
+    texts: Sequence[str | None] | None = None,
 ) -> list[RowResult]:
     """Understand every row (timed, no context between rows) and compare.
 
-    A row's ``room`` is passed as ``room=``: the area the request was spoken in."""
+    A row's ``room`` is passed as ``room=``: the area the request was spoken in;
+    ``texts`` (what was heard of rows with audio) replace the rows' own."""
     scorer = RowScorer(keyer, ids_of)
     understander.understand(WARM_UP)
     collecting = gc.isenabled()
@@ -280,7 +283,8 @@ def evaluate_rows(
         gc.disable()
         try:
             t0 = time.perf_counter()
-            plan = understander.understand(row.text, room=row.room)
+            text = texts[n - 1] if texts is not None else None
+            plan = understander.understand(row.text if text is None else text, room=row.room)
             ms = (time.perf_counter() - t0) * 1000
         finally:
             if collecting:
@@ -340,9 +344,20 @@ def run(
         keyer = make_keyer(config, understander)
         progress = Progress(err, len(rows), args.progress or err.isatty())
         ids_of = entity_ids(registry) if any(r.entity_labelled for r in rows) else None
-        results = evaluate_rows(rows, understander, keyer, progress, ids_of)
+        heard = (
+            speech.hear(rows, speech.recogniser_for(config, registry))
+            if any(r.audio for r in rows)
+            else None
+        )
+        texts = [h.text if h else None for h in heard] if heard else None
+        results = evaluate_rows(rows, understander, keyer, progress, ids_of, texts)
         timing = not args.no_timing
         summaries = slices(results, args.holdout, timing)
+        spoken = None
+        if heard:
+            normalize = keyer.normalize or (lambda t: t)
+            acts = speech.acts_on_device(config)
+            spoken = speech.summarise_speech(results, heard, normalize, acts, timing)
         floors = check_floors(summaries[0], args)
         parts, splits = part_mistakes(results), split_mistakes(results)
 
@@ -365,6 +380,8 @@ def run(
         lines.append("")
         for s in summaries:
             lines += [*slice_lines(s), ""]
+        if spoken is not None:
+            lines += [*speech.speech_lines(spoken, timing), ""]
         lines += mistake_lines(parts, splits, args.errors, show_file=len(args.files) > 1)
         for f in floors:
             verdict = "ok" if f.passed else "MISSED"
@@ -381,6 +398,7 @@ def run(
                 "undefined_intents": dataset.undefined_intents(),
                 "slices": {s.name: jsonable(s) for s in summaries},
                 "floors": jsonable(floors),
+                "speech": jsonable(spoken) if spoken is not None else None,
                 "passed": all(f.passed for f in floors),
                 "mistakes": {
                     "parts": jsonable(parts[: args.errors]),

@@ -69,6 +69,7 @@ class Row:
     conditional: bool | None = None
     file: str = ""
     room: str | None = None  # the area the request is spoken in (its origin)
+    audio: str | None = None  # a WAV file of the request spoken: heard, then understood
 
     @property
     def entity_labelled(self) -> bool:
@@ -310,6 +311,7 @@ def _mixsnips_row(path: Path, n: int, obj: dict[str, Any], mapping: SourceMappin
 
 _MNEMOLIS_KEYS = {
     "text",
+    "audio",
     "parts",
     "sources",
     "intents",
@@ -467,7 +469,20 @@ def _mnemolis_row(
         fold=_fold(path, n, obj),
         conditional=conditional,
         room=_room(path, n, obj, config),
+        audio=_audio(path, n, obj.get("audio")),
     )
+
+
+def _audio(path: Path, n: int, value: Any) -> str | None:
+    """A row's ``audio``: a WAV file, relative to the rows' file unless absolute."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(path, n, "'audio' must be the path of a WAV file")
+    found = Path(value) if Path(value).is_absolute() else path.parent / value
+    if not found.is_file():
+        raise DataError(path, n, f"audio file not found: {found}")
+    return str(found)
 
 
 # --------------------------------------------------------------------------- scoring

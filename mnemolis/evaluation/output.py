@@ -18,6 +18,7 @@ def jsonable(obj: Any) -> Any:
         for derived in (
             "rate",
             "exact_rate",
+            "wer",
             "entity_accuracy",
             "value_accuracy",
             "fully_right",

@@ -27,7 +27,7 @@ from mnemolis.core.heard import Heard
 from mnemolis.core.origin import Origin
 from mnemolis.core.plan import Part, Plan
 from mnemolis.core.sentences import as_sentence
-from mnemolis.core.state_dir import state_dir
+from mnemolis.core.state_dir import private_state_dir
 from mnemolis.runtime.answer import Answer, PartResult, StepResult
 from mnemolis.runtime.conversation import Conversation, Conversations, Waiting, YesNo
 from mnemolis.runtime.doubt import Doubt, Doubted, did_you_say, heard_step
@@ -67,7 +67,7 @@ def default_sources(
         config=config,
         registry=registry,
         environ=env,
-        state_dir=state_dir(env),
+        state_dir=private_state_dir(env),  # made or tightened: 0700, nothing for others
         extras=dict(extras or {}),
         announcer=announcer or Announcer(),
     )

@@ -7,6 +7,14 @@ was asked, so an old question expires. Conversations are keyed by session
 id, forgotten after `session_idle_s` without a turn, and bounded in number.
 Each has its own lock: turns of one session run one after the other, turns
 of different sessions run concurrently.
+
+Whose conversation it is. A daemon's front-ends key every session by their
+own name (`scoped`: ``mqtt:kitchen``, ``hermes:kitchen-pi``), so a client of
+one front-end can never name, continue or confirm in another's conversation,
+whatever session it names. Within a key several clients may take turns (a
+Hermes site, plain-text MQTT); each turn says which client takes it
+(`Conversation.turn_of`), and the actions waiting for a yes that another
+client asked are dropped: a yes counts only from the client that was asked.
 """
 
 from __future__ import annotations
@@ -23,6 +31,17 @@ from mnemolis.runtime.settings import AssistantSettings
 from mnemolis.understand.context import Context
 
 _WORDS = re.compile(r"[\w']+")
+#: Between a front-end's name and the session its client named.
+SCOPE = ":"
+
+
+def scoped(front_end: str, session: str) -> str:
+    """The key of ``session`` as named on ``front_end``: ``front_end:session``. One
+    key per pair (front-end names hold no ``:``), and no client of one front-end can
+    write another's."""
+    if not front_end or SCOPE in front_end:
+        raise ValueError(f"a front-end name without {SCOPE!r}, not {front_end!r}")
+    return f"{front_end}{SCOPE}{session}"
 
 
 @dataclass
@@ -41,10 +60,21 @@ class Conversation:
     waiting: list[Waiting] = field(default_factory=list)
     doubted: Doubted | None = None  # a plan heard with doubt, asked back ("Did you say ...?")
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    client: str | None = None  # who took the last turn (see the module's docstring)
 
     def take_waiting(self) -> list[Waiting]:
         waiting, self.waiting = self.waiting, []
         return waiting
+
+    def turn_of(self, client: str) -> list[Waiting]:
+        """``client`` takes this turn: the actions another client left waiting for a yes
+        are dropped, and returned (none when the last turn was its own), and so is a
+        plan it was asked back about ("Did you say ...?")."""
+        last, self.client = self.client, client
+        if last == client:
+            return []
+        self.doubted = None
+        return self.take_waiting()
 
 
 class Conversations:

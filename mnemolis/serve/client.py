@@ -11,8 +11,10 @@ Where the daemon is: the unix socket of ``http.socket`` (`socket_candidates`:
 ``$MNEMOLIS_SOCKET``, else ``mnemolis.sock`` in ``$RUNTIME_DIRECTORY``, in
 ``/run/mnemolis`` (the unit's ``RuntimeDirectory=``) or in
 ``$XDG_RUNTIME_DIR/mnemolis``), else the loopback HTTP API of
-`sources/serve.yaml` with the token. The socket needs no token: its mode
-(0660, in a directory of the daemon's user) is the guard.
+`sources/serve.yaml` with the token: ``$MNEMOLIS_TOKEN``, else the file's
+``token:``, else the daemon's own token file (``token_file``, `token_file`),
+when this user may read it. The socket needs no token: its mode (0660, in a
+directory of the daemon's user) is the guard.
 
 The same home, or none: every request names what the CLI would use itself
 (`expectation`: its configuration directory and a fingerprint of each
@@ -39,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+from mnemolis.serve.token_file import AUTO, configured_token
 
 SOCKET_ENV = "MNEMOLIS_SOCKET"
 TOKEN_ENV = "MNEMOLIS_TOKEN"
@@ -254,6 +258,10 @@ def _http_daemon(config_dir: Path, environ: Mapping[str, str]) -> Daemon | None:
     if host in ("0.0.0.0", "::", ""):
         host = "127.0.0.1"
     token = environ.get(TOKEN_ENV) or (raw.get("token") if isinstance(raw, dict) else None)
+    if not token:
+        token_file = raw.get("token_file", AUTO) if isinstance(raw, dict) else AUTO
+        named = token_file if isinstance(token_file, str) else None  # false: none
+        token = configured_token(AUTO if token_file is None else named, environ)
     return Daemon(host=host, port=port, token=str(token) if token else None)
 
 

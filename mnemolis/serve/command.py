@@ -11,6 +11,12 @@ repeated identical lines rate-limited (`log_limit`). Each listener's
 connections are capped under the open-file limit (`listeners`), and the
 announcements of the daemon's life go back through the front-ends
 (`announcements`).
+
+What it keeps is its own (`keep_private`): everything it makes is private
+whatever the umask it was started with (0077), its state directory and
+caches are tightened on start (lists, reminders, the token: 0600 in 0700),
+and with no token set it uses its token file, made on the first start
+(`token_file`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from collections.abc import Mapping
@@ -107,8 +114,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mnemolis: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    from mnemolis.serve.token_file import TokenFileError
+
+    try:
+        settings = keep_private(settings, os.environ)
+    except TokenFileError as exc:
+        print(f"mnemolis: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     extras = getattr(args, "source_extras", None) or {}
     return asyncio.run(serve(config_dir, config, settings, extras))
+
+
+#: What the daemon makes is its own: no permission for the group or others.
+UMASK = 0o077
+
+
+def keep_private(settings: ServeSettings, environ: Mapping[str, str]) -> ServeSettings:
+    """Files made from now on private, the state directory and caches tightened, and
+    the settings with the token file's token when none is set (`TokenFileError` when
+    it can be neither read nor made)."""
+    from dataclasses import replace
+
+    from mnemolis.core.state_dir import private_places, private_state_dir, tighten
+    from mnemolis.serve.token_file import ensure_token, token_path
+
+    os.umask(UMASK)
+    private_state_dir(environ)  # made if missing, tightened
+    for cache in private_places(environ)[1:]:
+        tighten(cache)
+    path = token_path(settings.token_file, environ)
+    if settings.token is not None or path is None:
+        return settings
+    token, made = ensure_token(path)
+    log.info("http: %s token in %s", "a new" if made else "the", path)
+    return replace(settings, token=token)
 
 
 def listener_count(settings: ServeSettings) -> int:

@@ -12,11 +12,16 @@ generation speaks into the daemon's one `Announcer`, so what the old one
 scheduled still reaches the front-ends. Draining refuses new requests and
 waits for those in flight. Every answered request is one log line.
 
-Confirmations have a *scope*: the client that may answer a "Do you want me
-to unlock the front door?". Front-ends whose session is shared by several
+Sessions are the front-ends' own: each passes its client's session scoped
+by its name (`runtime.conversation.scoped`: ``http:kitchen``,
+``mqtt:kitchen``, ``hermes:kitchen-pi``), so no client of one front-end can
+reach another's conversation, its waiting actions or its timers.
+Confirmations also have a *scope*: the client that may answer a "Do you want
+me to unlock the front door?". Front-ends whose session is shared by several
 clients (plain-text MQTT, Hermes' site) pass the client's own scope (a
-per-request one when the client cannot be told apart); a yes from another
-scope finds nothing waiting.
+per-request one when the client cannot be told apart); the session's own
+turns have the session as their scope. A yes from another scope than the
+one that was asked finds nothing waiting (`Conversation.turn_of`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -45,9 +49,6 @@ request_log = logging.getLogger("mnemolis.serve.requests")
 
 #: How much of a query one log line keeps.
 LOGGED_QUERY_CHARS = 200
-
-#: Sessions whose last confirmation scope is remembered.
-MAX_SCOPES = 4096
 
 #: Builds an assistant from a configuration, its sources speaking into the announcer.
 Starter = Callable[[Config, Announcer], Awaitable[Assistant]]
@@ -80,6 +81,28 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root))
     except ValueError:
         return str(path)
+
+
+class KeyedLocks:
+    """One lock per key while anyone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[key]
 
 
 class Unavailable(Exception):
@@ -156,12 +179,12 @@ class Daemon:
         self.draining = False
         self.started_at = time.monotonic()
         self.answered = 0
-        self._scopes: OrderedDict[str, str] = OrderedDict()  # session -> scope of its last turn
         self._current: Generation | None = None
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
         self._reloading = asyncio.Lock()
+        self._turns = KeyedLocks()
         self._retiring: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ life
@@ -243,7 +266,8 @@ class Daemon:
         scope: str | None = None,
         heard: Heard | None = None,
     ) -> Answer:
-        """One turn of ``session`` on the current assistant, logged in one line.
+        """One turn of ``session`` (a front-end's scoped key) on the current assistant,
+        logged in one line.
 
         ``scope`` names the client within a shared session (see the module's
         docstring); None when the session is the client's own. ``heard``: what a
@@ -253,8 +277,9 @@ class Daemon:
         generation.in_flight += 1
         generation.idle.clear()
         try:
-            await self._bind_confirmations(generation.assistant, session, scope)
-            answer = await generation.assistant.ask(text, session, origin, heard=heard)
+            async with self._turns.hold(session):  # whose turn, and the turn, as one
+                await self._bind_confirmations(generation.assistant, session, scope)
+                answer = await generation.assistant.ask(text, session, origin, heard=heard)
         except Exception as exc:  # a bug must end as a sentence, never a traceback to a client
             log.exception("the %s request of session %r failed", front_end, session)
             raise Unavailable(
@@ -270,22 +295,14 @@ class Daemon:
 
     def forget(self, session: str) -> None:
         self.generation.assistant.forget(session)
-        self._scopes.pop(session, None)
 
     async def _bind_confirmations(
         self, assistant: Assistant, session: str, scope: str | None
     ) -> None:
         """Drop the actions waiting for a yes in ``session`` when another scope asked them."""
-        last = self._scopes.pop(session, None)
-        if scope is not None:
-            self._scopes[session] = scope
-            while len(self._scopes) > MAX_SCOPES:
-                self._scopes.popitem(last=False)
-        if last is None or last == scope:
-            return
         conversation = assistant.conversations.get(session)
         async with conversation.lock:
-            dropped = conversation.take_waiting()
+            dropped = conversation.turn_of(session if scope is None else f"{session}\0{scope}")
         if dropped:
             log.info(
                 "session %s: %d action(s) waiting for a yes were asked by another client; "

@@ -15,8 +15,12 @@ As Rhasspy's own NLU does, a text nothing matched is also published as
 want me to unlock the front door?") is bound to the ``sessionId`` that
 asked: it is asked with `hermes/dialogueManager/continueSession`, so the
 answer comes in the same session, and a "yes" from another session of the
-same site finds nothing waiting. Announcements are said on the say topic
-for the requester's site, or for every site of their area.
+same site finds nothing waiting. The site's conversation is Hermes' own
+(``hermes:<siteId>``, `sessions`): no MQTT or HTTP request can take a turn
+in it. Announcements are said on the say topic for the requester's site, or
+for every site of their area. A message that is not a Hermes utterance
+(not JSON, nested too deep, too long) has no site to answer: it is logged
+with the reason and dropped.
 """
 
 from __future__ import annotations
@@ -36,12 +40,13 @@ from mnemolis.serve.daemon import Daemon, Unavailable
 from mnemolis.serve.mqtt_api import asks_for_yes
 from mnemolis.serve.mqtt_client import Message, ServeMqtt
 from mnemolis.serve.requests import to_json
+from mnemolis.serve.sessions import HERMES, scoped
 from mnemolis.serve.settings import HermesSettings, Limits
 from mnemolis.serve.wire import NotJson, clean_text, loads, lone_surrogate
 
 log = logging.getLogger(__name__)
 
-NAME = "hermes"
+NAME = HERMES
 DEFAULT_SITE = "default"
 NOT_RECOGNIZED = "hermes/nlu/intentNotRecognized"
 CONTINUE_SESSION = "hermes/dialogueManager/continueSession"
@@ -68,8 +73,10 @@ def read_utterance(payload: bytes, max_chars: int) -> Utterance | str:
     """The utterance in a Hermes message, or why there is none."""
     try:
         data: Any = loads(payload)
-    except (UnicodeDecodeError, NotJson):
-        return "not JSON"
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except NotJson as exc:
+        return f"not JSON ({exc})"
     if not isinstance(data, dict):
         return "not a JSON object"
     text = data.get("text", data.get("input"))
@@ -168,9 +175,10 @@ class Hermes:
         return False
 
     async def _answer(self, utterance: Utterance) -> None:
-        session = f"hermes:{utterance.site_id}"
-        # confirmations are the sessionId's; without one, this utterance's alone
-        scope = utterance.session_id or f"hermes:utterance:{uuid.uuid4().hex}"
+        session = scoped(NAME, utterance.site_id)
+        # confirmations are the site's sessionId's; without one, this utterance's alone
+        ident = utterance.session_id
+        scope = f"session:{ident}" if ident else f"utterance:{uuid.uuid4().hex}"
         room = self.settings.area_of(utterance.site_id)
         origin = Origin(self.name, session, room, utterance.site_id)
         try:

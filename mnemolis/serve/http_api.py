@@ -6,10 +6,17 @@ in flight is a task the daemon waits for when it drains. The same API
 listens on a unix socket for the CLI (``http.socket``), where the socket's
 permissions stand in for the token. Everything a client sends is bounded:
 the request line and each header, the header count, the body by
-``max_body_bytes``, the time to send a request by ``read_timeout_s``. Bad
-input gets a JSON error and a status code, never a traceback. With a token
-set, every endpoint but `/health` wants ``Authorization: Bearer <token>``;
-`/health` stays open for monitors and says nothing a stranger could use.
+``max_body_bytes``, its JSON's depth (`wire`), the time to send a request by
+``read_timeout_s``. Bad input gets a JSON error and a status code, never a
+traceback. Before anything else, web pages are kept out (`web_guard`: a
+foreign ``Host`` 421, an ``Origin`` not allowed 403, a body that is not
+JSON 415). With a token (the daemon makes one, `token_file`), every endpoint
+but `/health` wants ``Authorization: Bearer <token>``; `/health` stays open
+for monitors and says nothing a stranger could use. Sessions are HTTP's own
+(`sessions`): ``http:<session>`` over TCP, ``local:<session>`` on the socket.
+`/hello` and ``expect`` compare homes only for a client with the token (or
+on the socket): to anyone else they would tell whether a guess at one of the
+daemon's variables is right.
 """
 
 from __future__ import annotations
@@ -41,17 +48,24 @@ from mnemolis.serve.requests import (
     to_json,
     token_matches,
 )
+from mnemolis.serve.sessions import HTTP, LOCAL, scoped
 from mnemolis.serve.settings import AUTO, HttpSettings, Limits
+from mnemolis.serve.web_guard import Refused, WebGuard
 from mnemolis.serve.wire import NotJson, loads
 
 log = logging.getLogger(__name__)
 
-NAME = "http"
+NAME = HTTP
 DEFAULT_SESSION = "http"
 OPEN_PATHS = frozenset({"/health"})
 #: Who may say they are a CLI command (``"via"``) in a request.
 VIA = frozenset({"cli", "chat"})
 SOCKET_MODE = 0o660
+#: What a client without the token hears when it asks to compare homes.
+NO_COMPARING = (
+    "This daemon has no token, so it compares homes with no one over TCP; ask through "
+    "its unix socket, or give it a token"
+)
 
 
 @dataclass
@@ -66,6 +80,10 @@ def error(status: int, code: str, message: str, **headers: str) -> Reply:
     return Reply(status, error_body(code, message), dict(headers))
 
 
+def refusal(refused: Refused) -> Reply:
+    return error(refused.status, refused.code, refused.message)
+
+
 @dataclass
 class _Call:
     """One request as the routes see it."""
@@ -73,6 +91,11 @@ class _Call:
     request: web.BaseRequest
     body: bytes
     trusted: bool  # came over the unix socket
+    authenticated: bool  # the socket, or the token was checked
+
+    @property
+    def namespace(self) -> str:
+        return LOCAL if self.trusted else HTTP
 
 
 Route = Callable[[_Call], Awaitable[Reply | web.StreamResponse]]
@@ -101,8 +124,10 @@ class HttpApi:
         self.events = events or EventStreams()
         self.closing = False
         cap = max_connections or limits.max_connections
-        self.guard = Guard(NAME, limits.read_timeout_s, cap)
+        per_client = limits.max_connections_per_client
+        self.guard = Guard(NAME, limits.read_timeout_s, cap, per_client)
         self.socket_guard = Guard(f"{NAME} (unix socket)", limits.read_timeout_s, cap)
+        self.web = WebGuard(settings.listen.host, settings.allowed_hosts, settings.allowed_origins)
         self.socket_path: str | None = None
         self._requests = itertools.count(1)
         self._servers: list[tuple[GuardedServer, asyncio.AbstractServer]] = []
@@ -204,12 +229,13 @@ class HttpApi:
                 protocol.ended()
         if isinstance(reply, web.StreamResponse):
             return reply
+        reply.headers.update(self.web.cors(request.headers.get("Origin")))
         return self._response(reply)
 
     def _response(self, reply: Reply) -> web.Response:
         response = web.Response(
             status=reply.status,
-            body=to_json(reply.body),
+            body=to_json(reply.body) if reply.status != 204 else None,
             content_type="application/json",
             charset="utf-8",
             headers={"Cache-Control": "no-store", "Server": "mnemolis", **reply.headers},
@@ -221,7 +247,7 @@ class HttpApi:
     async def _respond(
         self, request: web.BaseRequest, trusted: bool, left_s: float
     ) -> Reply | web.StreamResponse:
-        refused = self._framing(request)
+        refused = self._framing(request) or self._foreign(request, trusted)
         if refused is not None:
             return refused
         methods = self.routes.get(request.path)
@@ -229,6 +255,9 @@ class HttpApi:
             known = ", ".join(self.routes)
             return error(404, "not_found", f"There is no {request.path}; try {known}")
         route = methods.get(request.method)
+        origin = request.headers.get("Origin")
+        if route is None and request.method == "OPTIONS" and origin is not None:
+            return Reply(204, {}, self.web.preflight(origin, methods))
         if route is None:
             allowed = ", ".join(methods)
             return error(
@@ -246,11 +275,16 @@ class HttpApi:
                     "This needs the token: send Authorization: Bearer <token>",
                     **{"WWW-Authenticate": 'Bearer realm="mnemolis"'},
                 )
+        content = request.headers.get("Content-Type")
+        unsupported = self.web.content(request.method, request.content_length, content)
+        if unsupported is not None:
+            return refusal(unsupported)
         body = await self._body(request, left_s)
         if isinstance(body, Reply):
             return body
+        authenticated = trusted or self.token is not None
         try:
-            return await route(_Call(request, body, trusted))
+            return await route(_Call(request, body, trusted, authenticated))
         except Exception:  # a bug must end as a JSON error, never a traceback to the client
             log.exception("http: %s %s failed", request.method, request.path)
             return error(500, "internal", "Something went wrong; the daemon's log says what")
@@ -266,6 +300,16 @@ class HttpApi:
         if reply is not None:
             reply.close = True
         return reply
+
+    def _foreign(self, request: web.BaseRequest, trusted: bool) -> Reply | None:
+        """A web page's request: a name this daemon was not given (421; not on the
+        socket, which no page reaches by name), an origin not allowed (403)."""
+        host = None if trusted else self.web.host(request.headers.get("Host"))
+        refused = host or self.web.origin(request.headers.get("Origin"))
+        if refused is None:
+            return None
+        log.info("http: refused a request: %s", refused.message)
+        return refusal(refused)
 
     async def _body(self, request: web.BaseRequest, left_s: float) -> bytes | Reply:
         """The whole body within what is left of the request's deadline."""
@@ -284,10 +328,13 @@ class HttpApi:
 
     # ------------------------------------------------------------------ routes
 
-    def _other_home(self, fields: dict[str, Any]) -> Reply | None:
-        """409 when the CLI expects another home than this daemon serves."""
+    def _other_home(self, fields: dict[str, Any], call: _Call) -> Reply | None:
+        """409 when the CLI expects another home than this daemon serves; always 409, and
+        the same words, for a client without the token (nothing it could learn from)."""
         if "expect" not in fields:
             return None
+        if not call.authenticated:
+            return error(409, "other_home", NO_COMPARING)
         why = mismatch(fields["expect"], self.daemon.generation.config.root, os.environ)
         return None if why is None else error(409, "other_home", f"{why[0].upper()}{why[1:]}")
 
@@ -299,7 +346,7 @@ class HttpApi:
             return error(400, "invalid_json", f"The request is not valid JSON ({exc})")
         if not isinstance(fields, dict):
             return error(400, "invalid_json", "The request must be a JSON object")
-        other = self._other_home(fields)
+        other = self._other_home(fields, call)
         if other is not None:
             return other
         words = sorted(self.daemon.assistant.settings.quit_words)
@@ -310,19 +357,18 @@ class HttpApi:
         if isinstance(parsed, BadRequest):
             return Reply(parsed.status, parsed.to_dict())
         fields = parsed.fields
-        other = self._other_home(fields)
+        other = self._other_home(fields, call)
         if other is not None:
             return other
         via = fields.get("via")
         front_end = via if isinstance(via, str) and via in VIA else NAME
         # a request that names no session shares "http", but nobody else's yes counts for it
-        scope = None if parsed.named_session else f"http:{next(self._requests)}"
-        origin = Origin(front_end, parsed.session, parsed.room)
+        scope = None if parsed.named_session else f"request:{next(self._requests)}"
+        session = scoped(call.namespace, parsed.session)
+        origin = Origin(front_end, session, parsed.room)
         try:
             async with self.daemon.request():
-                answer = await self.daemon.ask(
-                    front_end, parsed.text, parsed.session, origin, scope
-                )
+                answer = await self.daemon.ask(front_end, parsed.text, session, origin, scope)
         except Unavailable as exc:
             status = 500 if exc.code == "internal" else 503
             reply = error(status, exc.code, exc.message, **{"Retry-After": "1"})
@@ -366,8 +412,10 @@ class HttpApi:
     async def stream(self, call: _Call) -> Reply | web.StreamResponse:
         if self.closing:
             return error(503, "shutting_down", "Mnemolis is shutting down")
-        session = call.request.query.get("session") or None
-        return await self.events.stream(call.request, session)
+        named = call.request.query.get("session") or None
+        session = scoped(call.namespace, named) if named is not None else None
+        cors = self.web.cors(call.request.headers.get("Origin"))
+        return await self.events.stream(call.request, session, cors)
 
 
 __all__ = ["CannotListen", "HttpApi"]

@@ -3,6 +3,8 @@
 Each client holds one streaming response open. ``GET /events`` gets every
 announcement (a dashboard, a monitor); ``GET /events?session=S`` only those
 of requests made in session ``S`` (the CLI's chat listens so for its own).
+Sessions are HTTP's own (``http:S`` over TCP, ``local:S`` on the socket:
+`sessions`), and each event shows the session as its requester named it.
 Every announcement is one event::
 
     event: announcement        (spoken: a timer rang, a reminder, a scheduled command ran)
@@ -21,11 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from aiohttp import web
 
 from mnemolis.core.announce import Announcement
+from mnemolis.serve.sessions import announcement_payload
 from mnemolis.serve.wire import dumps
 
 log = logging.getLogger(__name__)
@@ -37,7 +41,8 @@ QUEUE = 100
 def sse_event(announcement: Announcement) -> bytes:
     kind = "announcement" if announcement.spoken else "lifecycle"
     ident = dumps(announcement.id).strip('"').replace("\n", " ")
-    return f"event: {kind}\nid: {ident}\ndata: {dumps(announcement.to_dict())}\n\n".encode()
+    data = dumps(announcement_payload(announcement))
+    return f"event: {kind}\nid: {ident}\ndata: {data}\n\n".encode()
 
 
 @dataclass(eq=False)
@@ -93,13 +98,20 @@ class EventStreams:
         for listener in self._listeners:
             listener.put(None)
 
-    async def stream(self, request: web.BaseRequest, session: str | None) -> web.StreamResponse:
-        """Hold one client's stream until it goes away or the daemon stops."""
+    async def stream(
+        self,
+        request: web.BaseRequest,
+        session: str | None,
+        headers: Mapping[str, str] | None = None,
+    ) -> web.StreamResponse:
+        """Hold one client's stream (``session``: a scoped key) until it goes away or the
+        daemon stops; ``headers`` are added to the response's (CORS)."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream; charset=utf-8",
                 "Cache-Control": "no-store",
                 "X-Accel-Buffering": "no",
+                **(headers or {}),
             }
         )
         await response.prepare(request)

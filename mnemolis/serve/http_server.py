@@ -20,7 +20,9 @@ around its low-level `web.Server` this module adds what it leaves out:
   is closed at once: it must not hold a file open.)
 * **A cap on open connections** per listener: beyond it a new connection gets
   503 ``too_many_connections`` at once and is closed, so idle sockets cannot
-  take the open files the daemon needs to answer everyone else.
+  take the open files the daemon needs to answer everyone else. Before it, a
+  cap per remote address (`listeners.ClientCounts`): one client's idle
+  sockets cannot take every place, and the others still get in.
 
 The handler calls `began` when a request reaches it, which stops the header
 deadline and tells it how much of the deadline is left for the body, and
@@ -33,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
@@ -41,6 +43,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import LineTooLong
 from aiohttp.web_protocol import RequestHandler
 
+from mnemolis.serve.listeners import ClientCounts, client_address
 from mnemolis.serve.wire import dumps_bytes
 
 log = logging.getLogger("mnemolis.serve.http")
@@ -71,13 +74,20 @@ def raw_response(status: int, code: str, message: str, **headers: str) -> bytes:
 
 @dataclass
 class Guard:
-    """One listener's limits and the count of its open connections."""
+    """One listener's limits and the count of its open connections (in all, and per
+    remote address)."""
 
     name: str
     read_timeout_s: float
     max_connections: int
+    per_client: int | None = None  # None: as many as max_connections
     open: int = 0
     refused: int = 0
+    clients: ClientCounts = field(init=False)
+
+    def __post_init__(self) -> None:
+        limit = min(self.per_client or self.max_connections, self.max_connections)
+        self.clients = ClientCounts(limit)
 
 
 class GuardedHandler(RequestHandler):
@@ -93,12 +103,29 @@ class GuardedHandler(RequestHandler):
         self._timer: asyncio.TimerHandle | None = None
         self._counted = False
         self._refused = False
+        self._address: str | None = None
 
     # ------------------------------------------------------------------ connection
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         guard = self.guard
+        address = client_address(transport.get_extra_info("peername"))
+        if not guard.clients.admit(address):
+            log.warning(
+                "%s: refused a connection from %s: it has %d open, the limit "
+                "(limits.max_connections_per_client)",
+                guard.name,
+                address,
+                guard.clients.limit,
+            )
+            message = (
+                f"Mnemolis has {guard.clients.limit} connections open on {guard.name} from "
+                "your address, its limit for one client; close some or try again shortly"
+            )
+            self._refuse(503, "too_many_connections", message, linger=False, **{"Retry-After": "1"})
+            return
+        self._address = address
         if guard.open >= guard.max_connections:
             guard.refused += 1
             log.warning(
@@ -117,6 +144,8 @@ class GuardedHandler(RequestHandler):
         self._counted = True
 
     def connection_lost(self, exc: BaseException | None) -> None:
+        self.guard.clients.release(self._address)
+        self._address = None
         if self._counted:
             self.guard.open -= 1
             self._counted = False

@@ -10,17 +10,22 @@ Every connection costs an open file. `connection_caps` keeps the sum of the
 listeners' caps under the process's limit (``RLIMIT_NOFILE``, raised to its
 hard limit first), with room left for the broker, the sources and the
 files they read, so a flood of idle sockets is refused at the cap instead
-of starving everything else of file descriptors.
+of starving everything else of file descriptors. Before that cap, each
+remote address may hold only ``max_connections_per_client`` of a listener's
+connections (`ClientCounts`), so one client's idle sockets cannot take every
+place and lock out the others (the token holders among them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import logging
 import os
 import socket
 import stat
+from collections import Counter
 from pathlib import Path
 
 log = logging.getLogger("mnemolis.serve")
@@ -116,3 +121,47 @@ def connection_caps(configured: int, listeners: int, limit: int | None = None) -
             configured,
         )
     return cap
+
+
+def client_address(peername: object) -> str | None:
+    """The remote address of a TCP peer (an IPv4-mapped IPv6 one as IPv4); None for a
+    unix socket, whose clients are this machine's users."""
+    if not isinstance(peername, tuple) or not peername or not isinstance(peername[0], str):
+        return None
+    host = peername[0]
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    mapped = getattr(address, "ipv4_mapped", None)
+    return str(mapped or address)
+
+
+class ClientCounts:
+    """Open connections per remote address, each address held to ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.refused = 0
+        self._open: Counter[str] = Counter()
+
+    def admit(self, address: str | None) -> bool:
+        """Count one more connection of ``address``; False (nothing counted) when it
+        already holds its limit. A unix socket's (None) are not counted."""
+        if address is None:
+            return True
+        if self._open[address] >= self.limit:
+            self.refused += 1
+            return False
+        self._open[address] += 1
+        return True
+
+    def release(self, address: str | None) -> None:
+        if address is None or address not in self._open:
+            return
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
+
+    def open(self, address: str) -> int:
+        return self._open[address]

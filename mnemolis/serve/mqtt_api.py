@@ -13,7 +13,10 @@ Sessions are per client: a ``"session"`` field names one; else an MQTT 5
 response topic is the client's session (``mqtt:<topic>``); else the request
 shares the session ``mqtt`` for context, but its confirmations are its own:
 no other request's "yes" unlocks what it asked for (a client that wants to
-answer "Do you want me to ...?" names a session or a response topic).
+answer "Do you want me to ...?" names a session or a response topic). Every
+session is MQTT's own (`sessions`): naming ``hermes:kitchen`` or
+``wyoming:satellite:den`` reaches an MQTT conversation of that name, never
+the satellite's.
 
 Announcements of requests made here go out as JSON on ``say_topic``
 (``mnemolis/say``): ``{"text", "kind", "id", "session", "room", "site",
@@ -44,17 +47,19 @@ from mnemolis.serve.requests import (
     to_json,
     token_matches,
 )
+from mnemolis.serve.sessions import MQTT, announcement_payload, scoped
 from mnemolis.serve.settings import Limits, MqttApiSettings
 from mnemolis.sources.base import Status
 
 log = logging.getLogger(__name__)
 
 NAME = "mqtt-api"
-FRONT_END = "mqtt"
+FRONT_END = MQTT
 DEFAULT_SESSION = "mqtt"
 MAX_TOPIC_BYTES = 256
 #: How long an announcement waits for the daemon's first connection to the broker.
 CONNECT_WAIT_S = 10.0
+INTERNAL = "Something went wrong; the daemon's log says what"
 #: Said with a question no one can answer: the request named no session or response topic.
 CANNOT_CONFIRM = (
     'To answer this question, ask again with a "session" (JSON) or an MQTT 5 response topic: '
@@ -128,7 +133,7 @@ class MqttApi:
     def speak(self, announcement: Announcement) -> bool:
         """An announcement of a request made on MQTT, on the say topic: ``{"text", "kind",
         "id", "session", "room", ...}`` (`Announcement.to_dict`)."""
-        self._spawn(self._say(to_json(announcement.to_dict())))
+        self._spawn(self._say(to_json(announcement_payload(announcement))))
         return True
 
     async def _say(self, payload: bytes) -> bool:
@@ -195,26 +200,35 @@ class MqttApi:
         return self.settings.answer_topic
 
     def client_of(self, request: AskRequest, message: Message) -> tuple[str, str | None]:
-        """The session and the confirmation scope of a request (see the docstring)."""
+        """The session as the client sees it and the confirmation scope of a request (see
+        the docstring)."""
         if request.named_session:
             return request.session, None
         topic = message.response_topic
         if topic is not None and self.allowed(topic):
             return f"mqtt:{topic}", None
-        return DEFAULT_SESSION, f"mqtt:request:{next(self._requests)}"
+        return DEFAULT_SESSION, f"request:{next(self._requests)}"
 
     async def _answer(self, message: Message) -> None:
+        try:
+            await self._answer_request(message)
+        except Exception:  # a bug ends as an answer that says so, never as silence
+            log.exception("mqtt-api: a request on %s failed", message.topic)
+            await self._reply(message, {"error": INTERNAL, "code": "internal"})
+
+    async def _answer_request(self, message: Message) -> None:
         request = self.read(message.payload)
         if isinstance(request, BadRequest):
             log.warning("mqtt-api refused a request: %s", request.message)
             await self._reply(message, request.to_dict())
             return
-        session, scope = self.client_of(request, message)
+        named, scope = self.client_of(request, message)
+        session = scoped(FRONT_END, named)
         origin = Origin(FRONT_END, session, request.room, message.response_topic)
         try:
             async with self.daemon.request():
                 answer = await self.daemon.ask(FRONT_END, request.text, session, origin, scope)
-                payload = answer_payload(answer, session, request.id)
+                payload = answer_payload(answer, named, request.id)
                 if scope is not None and asks_for_yes(answer):
                     payload["note"] = CANNOT_CONFIRM
                 await self._reply(message, payload)

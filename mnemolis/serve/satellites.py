@@ -2,8 +2,9 @@
 
 A front-end like the others (``start``, ``refuse``, ``close``), listed in
 ``sources/serve.yaml`` under ``satellites:``. Each satellite's conversation
-is its own session, named with a random token made at start-up, so no other
-front-end can name it (and answer its "Do you want me to ...?").
+is its own session, ``satellite:<name>:<128 random bits>`` made at start-up (every
+other front-end's sessions carry that front-end's name, `serve.sessions`), so no
+other client can name it, take its turn, or answer its "Do you want me to ...?".
 
 What was asked on a satellite comes back there: a timer, a reminder, a "tell
 me when" is said on the satellite whose request set it (`speak`). When that
@@ -23,6 +24,7 @@ import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from mnemolis.runtime.conversation import scoped
 from mnemolis.serve.satellite_link import FRONT_END, SatelliteLink
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ class Satellites:
         self.announce = announce
         self.links = {
             s.name.lower(): SatelliteLink(
-                s, daemon, voice, limits, f"satellite:{s.name}:{secrets.token_urlsafe(16)}"
+                s, daemon, voice, limits, scoped(FRONT_END, f"{s.name}:{secrets.token_hex(16)}")
             )
             for s in satellites
         }

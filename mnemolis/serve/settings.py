@@ -4,24 +4,35 @@ The owner's file lies over the shipped one key by key (an older file keeps
 working when a key is added), every value is checked once, and a wrong one
 is a `ConfigError` naming the file and line. Flags override the file; the
 token comes from ``--token``, else ``$MNEMOLIS_TOKEN``, else the file, so a
-systemd unit can keep it in an environment file instead of the config.
+systemd unit can keep it in an environment file instead of the config, else
+``token_file`` (`token_file`: the daemon makes it on its first start).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from mnemolis.config import At, Config, ConfigError
 from mnemolis.config.bundled import bundled_source_yaml, merged
+from mnemolis.serve.web_guard import normal_host, normal_origin
 
 STEM = "serve"
 TOKEN_ENV = "MNEMOLIS_TOKEN"
-SECTIONS = ("token", "http", "wyoming", "mqtt_api", "hermes", "limits", "satellites")
+SECTIONS = (
+    "token",
+    "token_file",
+    "http",
+    "wyoming",
+    "mqtt_api",
+    "hermes",
+    "limits",
+    "satellites",
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,8 @@ class HttpSettings:
     enabled: bool = True
     listen: Listen = Listen("tcp", "127.0.0.1", 8686)
     socket: str | None = AUTO  # the CLI's unix socket: "auto", a path, or None for none
+    allowed_origins: tuple[str, ...] = ()  # web pages (scheme://host[:port]) that may call it
+    allowed_hosts: tuple[str, ...] = ()  # its names besides localhost and the bound address
 
 
 @dataclass(frozen=True)
@@ -136,6 +149,7 @@ class Limits:
     keepalive_s: float = 30.0
     read_timeout_s: float = 10.0
     max_connections: int = 256  # per listener; also kept under the open-file limit
+    max_connections_per_client: int = 32  # per listener and remote address, before the above
 
 
 @dataclass(frozen=True)
@@ -143,6 +157,7 @@ class ServeSettings:
     """Everything `sources/serve.yaml` and the flags decide."""
 
     token: str | None = None
+    token_file: str | None = AUTO  # "auto" (the state directory's), a path, or None
     http: HttpSettings = HttpSettings()
     wyoming: WyomingSettings = WyomingSettings()
     mqtt_api: MqttApiSettings = MqttApiSettings()
@@ -224,12 +239,20 @@ class _Section:
         return tuple((str(k), " ".join(v.lower().split())) for k, v in value.items())
 
     def socket(self, key: str) -> str | None:
-        value = self.data[key]
-        if value is None or value == AUTO:
-            return value  # type: ignore[no-any-return]
-        if not isinstance(value, str) or not value.startswith("/"):
-            raise (self.at / key).error(f"{key} must be auto, null or an absolute path")
-        return value
+        return _path_setting(self.data[key], self.at / key, key)
+
+    def names(self, key: str, normal: Callable[[str], str]) -> tuple[str, ...]:
+        """A list of origins or host names, each as `normal` writes it."""
+        value = self.data[key] or []
+        if not isinstance(value, list):
+            raise (self.at / key).error(f"{key} must be a list")
+        found = []
+        for i, item in enumerate(value):
+            try:
+                found.append(normal(item if isinstance(item, str) else repr(item)))
+            except ValueError as exc:
+                raise (self.at / key / i).error(f"{key}: {exc}") from exc
+        return tuple(dict.fromkeys(found))
 
     def topics(self, key: str) -> tuple[str, ...]:
         value = self.data[key]
@@ -238,6 +261,25 @@ class _Section:
         if not isinstance(value, list) or not value:
             raise (self.at / key).error(f"{key} must be a list of topics")
         return tuple(self.topic(key, t, self.at / key / i) for i, t in enumerate(value))
+
+
+def _path_setting(value: Any, at: At, key: str) -> str | None:
+    """``auto``, ``null`` or an absolute path."""
+    if value is None or value == AUTO:
+        return value  # type: ignore[no-any-return]
+    if not isinstance(value, str) or not value.startswith("/"):
+        raise at.error(f"{key} must be auto, null or an absolute path")
+    return value
+
+
+def _token_file(value: Any, at: At) -> str | None:
+    """``auto``, an absolute path, or ``false`` for none (a null in the owner's file
+    would give way to the shipped ``auto``)."""
+    if value is False:
+        return None
+    if value is None or value == AUTO or (isinstance(value, str) and value.startswith("/")):
+        return value  # type: ignore[no-any-return]
+    raise at.error("token_file must be auto, false or an absolute path")
 
 
 def _token(value: Any, at: At | None, where: str) -> str | None:
@@ -263,7 +305,13 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
     h = _Section(
         at / "http",
         values.get("http"),
-        {"enabled": True, "listen": "127.0.0.1:8686", "socket": AUTO},
+        {
+            "enabled": True,
+            "listen": "127.0.0.1:8686",
+            "socket": AUTO,
+            "allowed_origins": [],
+            "allowed_hosts": [],
+        },
     )
     w = _Section(
         at / "wyoming",
@@ -304,7 +352,14 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
         )
     settings = ServeSettings(
         token=_token(values.get("token"), at / "token", "token"),
-        http=HttpSettings(h.flag("enabled"), h.listen("listen", ("tcp",)), h.socket("socket")),
+        token_file=_token_file(values.get("token_file", AUTO), at / "token_file"),
+        http=HttpSettings(
+            h.flag("enabled"),
+            h.listen("listen", ("tcp",)),
+            h.socket("socket"),
+            h.names("allowed_origins", normal_origin),
+            h.names("allowed_hosts", normal_host),
+        ),
         wyoming=WyomingSettings(
             w.flag("enabled"),
             w.listen("listen", ("tcp", "unix")),
@@ -335,6 +390,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             keepalive_s=lim.number("keepalive_s", 0.1, 86_400.0),
             read_timeout_s=lim.number("read_timeout_s", 0.1, 3600.0),
             max_connections=lim.integer("max_connections", 1, 1_000_000),
+            max_connections_per_client=lim.integer("max_connections_per_client", 1, 1_000_000),
         ),
         raw=values,
     )

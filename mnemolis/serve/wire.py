@@ -9,6 +9,12 @@ bad input) and every reply written with `dumps`, which cannot fail: a lone
 surrogate becomes U+FFFD, a non-finite float null, anything else its `str`.
 A request whose text holds a lone surrogate is refused before anything is
 done (`lone_surrogate`): what would be acted on is not what was sent.
+
+Depth is bounded too: `json` parses by recursion, so 30,000 ``[`` (60 KB,
+under every size limit) raise `RecursionError` instead of a refusal, and
+everything that walks a value afterwards (`clean`, the encoder) recurses as
+well. `loads` counts the nesting first, in one pass outside strings, and
+refuses anything deeper than `MAX_DEPTH`.
 """
 
 from __future__ import annotations
@@ -16,10 +22,17 @@ from __future__ import annotations
 import json
 import math
 import re
+from itertools import accumulate
 from typing import Any
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
+#: Arrays and objects inside one another, at most; no request needs more than a few.
+MAX_DEPTH = 64
+# a string (an unterminated one runs to the end, so no input makes the search quadratic)
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class NotJson(ValueError):
@@ -37,15 +50,26 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def loads(data: bytes | str) -> Any:
-    """Strict JSON: `NotJson` for ``NaN``, ``Infinity``, numbers that overflow, and
-    anything `json` itself refuses. Bytes must be UTF-8 (`UnicodeDecodeError`
-    otherwise: bytes would let `json` guess UTF-16 or UTF-32)."""
+def depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (brackets in strings not counted)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(_STEP[c] for c in brackets), default=0)
+
+
+def loads(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
+    """Strict JSON: `NotJson` for ``NaN``, ``Infinity``, numbers that overflow,
+    nesting deeper than ``max_depth``, and anything `json` itself refuses. Bytes
+    must be UTF-8 (`UnicodeDecodeError` otherwise: bytes would let `json` guess
+    UTF-16 or UTF-32)."""
     text = data.decode("utf-8") if isinstance(data, bytes | bytearray) else data
+    if depth(text) > max_depth:
+        raise NotJson(f"arrays and objects are nested deeper than {max_depth} levels")
     try:
         return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except NotJson:
         raise
+    except RecursionError as exc:  # a smaller stack than the bound assumes
+        raise NotJson("arrays and objects are nested too deeply") from exc
     except ValueError as exc:
         raise NotJson(str(exc)) from exc
 

@@ -3,11 +3,12 @@
 The `wyoming` package's reader trusts ``data_length`` and ``payload_length``
 whatever they say and waits for them forever; its writer fails on a lone
 surrogate (a JSON ``"\\ud800"`` in a context it echoes). Here an event is
-read with bounded sizes, strict JSON (no ``NaN``) and a deadline from its
-first byte (an idle connection may wait; a begun event must arrive whole
-within ``timeout_s``), and written with the encoder that cannot fail. The
-wire format is the package's: a JSON header line with ``version``,
-``data_length`` and ``payload_length``, then the data, then the payload.
+read with bounded sizes, strict JSON (no ``NaN``; at most `wire.MAX_DEPTH`
+deep) and a deadline from its first byte (an idle connection may wait; a
+begun event must arrive whole within ``timeout_s``), and written with the
+encoder that cannot fail. The wire format is the package's: a JSON header
+line with ``version``, ``data_length`` and ``payload_length``, then the
+data, then the payload.
 
 `timer_event` turns a timer announcement into the protocol's timer events
 (``timer-started``, ``-updated``, ``-cancelled``, ``-finished``) for a
@@ -54,7 +55,9 @@ def _json(data: bytes, what: str) -> Any:
     except UnicodeDecodeError as exc:
         raise BadEvent(f"{what} is not UTF-8") from exc
     except NotJson as exc:
-        detail = f" ({exc})" if "JSON number" in str(exc) or "too large" in str(exc) else ""
+        said = str(exc)
+        shown = any(words in said for words in ("JSON number", "too large", "nested"))
+        detail = f" ({said})" if shown else ""
         raise BadEvent(f"{what} is not JSON{detail}") from exc
 
 

@@ -6,7 +6,10 @@ Home Assistant's Wyoming integration and wyoming-satellite connect, may ask
 the answer's text, or ``not-handled`` when nothing was understood. The
 conversation is the one the transcript's context names (Home Assistant sends
 ``conversation_id``, ``satellite_id``, ``device_id``), else the connection's
-own, forgotten when it closes.
+own, forgotten when it closes. Each is Wyoming's own (``wyoming:satellite:den``,
+`sessions`): no MQTT or HTTP request can take a turn in it, or say its yes.
+A connection's own session has a random name (``wyoming:connection:<hex>``),
+so no other client can guess it.
 
 Where a request comes from: the area ``wyoming.areas`` gives the context's
 ``satellite_id`` or ``device_id``, else the area a satellite named in its own
@@ -16,9 +19,10 @@ timer events (``timer-started`` ... ``timer-finished``). Home Assistant
 closes its connection after each answer, so its announcements go out on
 MQTT or Hermes for the area instead (see `announcements`).
 
-Every connection is bounded (`wyoming_events`: sizes, strict JSON, a deadline
-from each event's first byte) and counted: beyond ``max_connections`` a new
-one gets an ``error`` event and is closed.
+Every connection is bounded (`wyoming_events`: sizes, strict JSON of a
+bounded depth, a deadline from each event's first byte) and counted: beyond
+``max_connections_per_client`` from one address, or ``max_connections`` in
+all, a new one gets an ``error`` event and is closed.
 
 Why not `wyoming.server.AsyncTcpServer`: the daemon needs the port it was
 given for ``:0``, and to stop accepting while in-flight transcripts are still
@@ -29,9 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import os
+import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -47,8 +51,9 @@ from mnemolis.core.announce import Announcement
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Outcome
 from mnemolis.serve.daemon import Daemon, Unavailable
-from mnemolis.serve.listeners import describe, prepare_unix_path
+from mnemolis.serve.listeners import ClientCounts, client_address, describe, prepare_unix_path
 from mnemolis.serve.requests import LONE_SURROGATE
+from mnemolis.serve.sessions import WYOMING, scoped
 from mnemolis.serve.settings import Limits, WyomingSettings
 from mnemolis.serve.wire import clean, clean_text, lone_surrogate
 from mnemolis.serve.wyoming_events import (
@@ -62,13 +67,14 @@ from mnemolis.serve.wyoming_voice import Listening, WyomingVoice, heard_in
 
 log = logging.getLogger(__name__)
 
-NAME = "wyoming"
+NAME = WYOMING
 #: Context keys that name a conversation, the most specific first.
 CONTEXT_KEYS = ("conversation_id", "satellite_id", "device_id")
 #: Context keys that name the device a transcript was spoken to.
 SITE_KEYS = ("satellite_id", "device_id")
 MAX_ID_CHARS = 100
 MAX_SESSIONS_PER_CONNECTION = 64
+INTERNAL = "Something went wrong; the daemon's log says what"
 
 
 def _id(value: Any) -> str | None:
@@ -83,8 +89,13 @@ def session_of(context: Any, fallback: str) -> str:
         for key in CONTEXT_KEYS:
             value = _id(context.get(key))
             if value is not None:
-                return f"wyoming:{key.removesuffix('_id')}:{value}"
+                return scoped(NAME, f"{key.removesuffix('_id')}:{value}")
     return fallback
+
+
+def connection_session() -> str:
+    """A connection's own session: 128 random bits, so no other client can name it."""
+    return scoped(NAME, f"connection:{secrets.token_hex(16)}")
 
 
 def site_of(context: Any) -> str | None:
@@ -109,12 +120,11 @@ class TranscriptHandler:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         service: WyomingService,
-        number: int,
     ) -> None:
         self.reader = reader
         self.writer = writer
         self.service = service
-        self.session = f"wyoming:connection:{number}"
+        self.session = connection_session()
         self.busy = False
         self.used_own_session = False
         self.satellite = False  # it described itself as one (an `info` with `satellite`)
@@ -145,6 +155,10 @@ class TranscriptHandler:
                     await self.handle_event(event)
                 except (ConnectionError, OSError):  # the peer went away mid-answer
                     break
+                except Exception:  # a bug ends as an error event, and the connection lives
+                    log.exception("wyoming: a %s event failed", event.type)
+                    with contextlib.suppress(ConnectionError, OSError):
+                        await self.write(Error(text=INTERNAL, code="internal").event())
         finally:
             if self.used_own_session:
                 self.service.daemon.forget(self.session)
@@ -258,10 +272,10 @@ class WyomingService:
         tts = voice is not None and voice.tts
         self.info = service_info(language, asr=asr, tts=tts)
         self.max_connections = max_connections or limits.max_connections
+        self.clients = ClientCounts(min(limits.max_connections_per_client, self.max_connections))
         self.refused = 0
         self.handlers: dict[asyncio.Task[None], TranscriptHandler] = {}
         self._server: asyncio.AbstractServer | None = None
-        self._numbers = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
@@ -292,7 +306,22 @@ class WyomingService:
         self.announce(self.name, listen.url("tcp", port))
 
     def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        address = client_address(writer.get_extra_info("peername"))
+        if not self.clients.admit(address):
+            log.warning(
+                "wyoming: refused a connection from %s: it has %d open, the limit "
+                "(limits.max_connections_per_client)",
+                address,
+                self.clients.limit,
+            )
+            message = (
+                f"Mnemolis has {self.clients.limit} connections open on wyoming from your "
+                "address, its limit for one client; try again shortly"
+            )
+            self._spawn(self._refuse(writer, message))
+            return
         if len(self.handlers) >= self.max_connections:
+            self.clients.release(address)
             self.refused += 1
             log.warning(
                 "wyoming: refused a connection: %d are open, the limit (limits.max_connections "
@@ -303,14 +332,21 @@ class WyomingService:
                 f"Mnemolis has {len(self.handlers)} connections open on wyoming, its limit; "
                 "try again shortly"
             )
-            task = asyncio.create_task(self._refuse(writer, message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._refuse(writer, message))
             return
-        handler = TranscriptHandler(reader, writer, self, next(self._numbers))
+        handler = TranscriptHandler(reader, writer, self)
         task = asyncio.create_task(handler.run(), name="wyoming connection")
         self.handlers[task] = handler
-        task.add_done_callback(lambda t: self.handlers.pop(t, None))
+        task.add_done_callback(lambda t: self._closed(t, address))
+
+    def _closed(self, task: asyncio.Task[None], address: str | None) -> None:
+        self.handlers.pop(task, None)
+        self.clients.release(address)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @staticmethod
     async def _refuse(writer: asyncio.StreamWriter, message: str) -> None:
@@ -328,9 +364,7 @@ class WyomingService:
             return False
         for handler in self.handlers.values():
             if handler.serves(announcement.origin):
-                task = asyncio.create_task(self._send(handler, event))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._spawn(self._send(handler, event))
                 return True
         return False
 

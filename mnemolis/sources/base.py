@@ -129,8 +129,20 @@ class Publishes(Protocol):
     message for another: a routine's ``publish:`` step, an external intent. The
     topic always comes from configuration, never from what was said."""
 
-    async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
-        """True once the broker has the message (QoS 1, 2) or it was sent (QoS 0)."""
+    async def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        qos: int = 1,
+        retain: bool = False,
+        confirmed: bool = False,
+    ) -> bool:
+        """True once the broker has the message (QoS 1, 2) or it was sent (QoS 0); False,
+        sending nothing, for a `guarded` topic without ``confirmed`` (the yes given)."""
+
+    def guarded(self, topic: str) -> str | None:
+        """The device a message on ``topic`` commands, when that device's opening,
+        unlocking or disarming waits for a yes: the message is not read, so it waits."""
 
 
 @runtime_checkable
@@ -151,6 +163,19 @@ class WatchesDevices(Protocol):
     def watch(self, part: Part, changed: Callable[[], None]) -> Callable[[], None]:
         """Call ``changed`` on the event loop after each state update of the devices
         ``part`` names (the caller evaluates the part again); returns the way to stop."""
+
+
+@runtime_checkable
+class WaitsForYes(Protocol):
+    """A source that can say, before a part runs, whether carrying it out will wait for a
+    spoken yes (the MQTT source: a command that would open, raise, unlock or disarm a
+    guarded device; the routines source: a routine with such a step). The timers source
+    asks when a plan or a watch is set, so the yes is asked for then, and nothing that
+    opens the house ever runs later without one."""
+
+    def waits_for_yes(self, part: Part) -> list[str]:
+        """What of ``part`` would wait for a yes in any state its devices may be in when
+        it runs (device names, or a routine's steps); empty when nothing would."""
 
 
 #: How a keeper runs parts that came due: the parts (without their schedule), who

@@ -16,6 +16,9 @@ from typing import Any
 from mnemolis.core.devices import Device
 
 NAME_MAX = 80
+#: Where a device keeps the identifiers of the physical device it is part of
+#: (its siblings share one; `ownership` lets them share topics).
+DEVICE_IDS = "device_ids"
 
 
 class BadConfig(ValueError):

@@ -108,12 +108,14 @@ def specs(device: Device) -> list[Spec]:
     ]
 
 
-def decode(spec: Spec, payload: bytes) -> bool:
-    """ "online" / {"state": "offline"} -> True / False; ValueError otherwise."""
+def decode(spec: Spec, payload: bytes, device_id: str | None = None) -> bool:
+    """ "online" / {"state": "offline"} -> True / False; ValueError otherwise. With the
+    ``device_id``, a template that breaks a bound is disabled for that device."""
     text = payload.decode("utf-8", errors="replace")
     if spec.template is not None:
+        owner = (device_id, "availability_template") if device_id is not None else None
         try:
-            word = ENGINE.render_value(spec.template, text)
+            word = ENGINE.render_value(spec.template, text, owner=owner)
         except TemplateError as exc:
             raise ValueError(f"availability template: {exc}") from None
     elif text.strip().startswith("{"):

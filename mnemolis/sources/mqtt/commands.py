@@ -1,8 +1,10 @@
 """Carrying out an action: allowed?, confirmed?, encoded, published, echoed.
 
 Each device of a part gets its own `Act` (`values`) and its own commands
-(`codec`); the part waits for a spoken yes when any of them needs one
-(unlocking, opening a garage door, whatever ``confirm:`` lists). A command
+(`codec`); the part waits for a spoken yes when any of them would open,
+raise, unlock or disarm a guarded device (`opening`: judged by the effect on
+the device, whatever intent, routine step, plan or watch produced it, just
+before the command is encoded), or do what its ``confirm:`` lists. A command
 is published only to topics from the config, with its schema's QoS and
 retain flag, before a deadline, and counts as done only when the device's
 state echo says so (`codec.expectation`). A toggle becomes, per device, the
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from mnemolis.sources.mqtt.source import MqttSource
 
 READ_ONLY = ("sensor", "binary_sensor", "device_tracker")
+#: What a toggle may turn out to be, once the device's state is known.
+TOGGLES = ("turn_on", "turn_off")
 #: Worst first: a part over several devices takes the worst status among them.
 SEVERITY = (
     Status.ERROR,
@@ -103,17 +107,12 @@ class Commands:
         self, devices: list[Device], action: str, part: Part, request: Request
     ) -> PartAnswer:
         if len(devices) > 1 and not request.confirmed:
-            waiting = [
-                d
-                for d in devices
-                if d.can(self.resolve(d, action, part))
-                and d.needs_confirmation(self.resolve(d, action, part))
-            ]
+            asked = [(d, self.waiting(d, action, part)) for d in devices]
+            waiting = [(d, found) for d, found in asked if found is not None]
             if waiting:
-                actions = [self.words.action(self.resolve(d, action, part), d) for d in waiting]
                 conj = f" {self.words.say('and')} "
-                question = self.words.say("confirm", action=conj.join(actions))
-                data = {"devices": [d.name for d in waiting], "action": action}
+                question = self.words.say("confirm", action=conj.join(p for _d, p in waiting))
+                data = {"devices": [d.name for d, _p in waiting], "action": action}
                 return self.source.reply(question, Status.NEEDS_CONFIRMATION, data)
         answers = await asyncio.gather(*(self.one(d, action, part, request) for d in devices))
         if len(answers) == 1:
@@ -161,7 +160,10 @@ class Commands:
                 problem or "no_value", device, action=phrase, color=part.slots.get("color")
             )
             return source.reply(text, Status.ERROR, data)
-        if device.needs_confirmation(action) and not request.confirmed:
+        # The gate: every command to a device passes here before it is encoded and sent.
+        waits = source.settings.confirm.waits(device, act, state, asked_for)
+        if waits is not None and not request.confirmed:
+            data["waits_for"] = waits
             return source.reply(
                 words.say("confirm", device, action=phrase), Status.NEEDS_CONFIRMATION, data
             )
@@ -186,6 +188,31 @@ class Commands:
         if cached is not None and cached.available is False:
             return source.reply(words.say("unavailable_command", device), Status.ERROR, data)
         return await self._send(device, act, commands, request, data)
+
+    def waiting(self, device: Device, action: str, part: Part, later: bool = False) -> str | None:
+        """What carrying out ``action`` on ``device`` would be asked as ("set the garage
+        door to 100 %") when it waits for a yes; None when it would run without one.
+        Now: by the device's last reported state, as `one` decides. ``later`` (a plan
+        or a watch, set now and run when its state is unknown): by any state it may be
+        in then, so whatever could open, raise or unlock it asks now."""
+        if device.refused is not None:
+            return None
+        if later and action == "toggle":
+            candidates = [self.source.values.refine(device, a, part) for a in TOGGLES]
+        else:
+            candidates = [self.resolve(device, action, part)]
+        cached = None if later else self.source.cache.get(device.id)
+        state = cached.values if cached is not None else {}
+        for resolved in candidates:
+            if not device.can(resolved):
+                continue
+            act, _problem = self.source.values.act(device, resolved, part, state)
+            if act is None and not later:
+                continue  # `one` says the value is missing, and sends nothing
+            act = act or Act(resolved)  # no value to judge by yet: as if it may open
+            if self.source.settings.confirm.waits(device, act, state, action) is not None:
+                return self.words.action(act.action, device, self._shown(device, act))
+        return None
 
     def resolve(self, device: Device, action: str, part: Part) -> str:
         """The action carried out on ``device``: a toggle by its last reported state

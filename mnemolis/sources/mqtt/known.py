@@ -12,6 +12,14 @@ device. The rules, in order:
   config with the same one is refused, as Home Assistant refuses it;
 * one physical device announced twice (zigbee2mqtt's bridge list and its
   Home Assistant discovery) is kept once, as Home Assistant describes it;
+* a discovered device may command only topics that are its own
+  (`ownership`): not the assistant's, not a YAML device's, not another
+  discovered device's;
+* each discovery source (Home Assistant discovery, zigbee2mqtt) keeps at
+  most ``limit`` devices and refused configs; past that, the configs heard
+  from least recently (announced, or a state message from one of their
+  devices) are forgotten first, so a flood of announcements cannot keep a
+  real new device out;
 * a refused config is kept as a `Refusal`; when it had a name, a device of
   that name with its reason joins the registry, so "turn on the garden
   pump" is understood and answered with what was wrong.
@@ -19,6 +27,9 @@ device. The rules, in order:
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import gc
 import logging
 import threading
 from dataclasses import dataclass, field, replace
@@ -26,10 +37,11 @@ from dataclasses import dataclass, field, replace
 import paho.mqtt.client as mqtt
 
 from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry, slugify
-from mnemolis.sources.mqtt import availability, codec
+from mnemolis.sources.mqtt import availability, codec, ownership
 from mnemolis.sources.mqtt.announced import Discovered, Refusal, has_wildcard
 
 log = logging.getLogger(__name__)
+FORGOTTEN_MANY = 100  # devices gone since the last time memory was handed back
 
 
 @dataclass(frozen=True)
@@ -78,10 +90,24 @@ def _state_topic(device: Device) -> str | None:
 class KnownDevices:
     """YAML devices plus everything discovery staged, applied in batches."""
 
-    def __init__(self, registry: DeviceRegistry, yaml_devices: list[Device], limit: int) -> None:
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        yaml_devices: list[Device],
+        limit: int,
+        rules: ownership.Rules | None = None,
+    ) -> None:
         self.registry = registry
         self.yaml = {d.id: d for d in yaml_devices}
-        self.limit = limit
+        self.limit = limit  # per discovery source
+        self.rules = rules if rules is not None else ownership.Rules()
+        self.evicted = 0  # configs forgotten to stay within the limit, ever
+        self._tick = 0  # a counter, not a clock: what was heard from last has the highest
+        self._seen: dict[str, int] = {}  # config key -> tick it was last heard from
+        self._key_of: dict[str, str] = {}  # device id -> its config key
+        self._held: dict[str, frozenset[str]] = {}  # topic -> identities using it at last flush
+        self._clashes: list[Refusal] = []
+        self._forgotten = 0  # devices gone since memory was last handed back
         self._lock = threading.Lock()
         self._staged: dict[str, Discovered] = {}
         self._discovered: dict[str, list[Device]] = {}
@@ -99,6 +125,16 @@ class KnownDevices:
         """Remember what one config announced (thread-safe); `flush` applies it."""
         with self._lock:
             self._staged[found.key] = found
+            self._tick += 1
+            self._seen[found.key] = self._tick
+
+    def heard(self, device_id: str) -> None:
+        """A state message of this device: its config is not among the oldest unheard."""
+        with self._lock:
+            key = self._key_of.get(device_id)
+            if key is not None:
+                self._tick += 1
+                self._seen[key] = self._tick
 
     def discovered_count(self) -> int:
         with self._lock:
@@ -108,7 +144,7 @@ class KnownDevices:
         """Every config refused now, with its reason (duplicates included)."""
         with self._lock:
             listed = [r for items in self._refused.values() for r in items]
-            return listed + list(self._duplicates)
+            return listed + list(self._duplicates) + list(self._clashes)
 
     def refusal_for(self, name: str) -> Refusal | None:
         key = " ".join(name.lower().split())
@@ -127,7 +163,9 @@ class KnownDevices:
                     self._discovered.pop(key, None)
                 for refusal in found.refused:
                     self._refused.setdefault(refusal.key, []).append(refusal)
+            self._evict()
             keyed = [(k, d) for k, devices in self._discovered.items() for d in devices]
+            self._key_of = {d.id: k for k, d in keyed}
         discovered = self._unique(keyed)
         desired = self._merge(discovered)
         report = FlushReport()
@@ -142,7 +180,48 @@ class KnownDevices:
             upserts = [desired[i] for i in (*report.added, *report.updated)]
             self.registry.update(upserts, report.removed)
         self._applied = desired
+        self._forgotten += len(report.removed)
+        if self._forgotten >= FORGOTTEN_MANY:  # after the registry's listeners let go of them
+            self._forgotten = 0
+            give_memory_back()
         return report
+
+    def _evict(self) -> None:
+        """Within ``limit`` devices and refusals per discovery source, the configs heard
+        from least recently forgotten first (call with the lock held)."""
+        sizes: dict[str, int] = {}
+        origins: dict[str, str] = {}
+        for key, devices in self._discovered.items():
+            sizes[key] = sizes.get(key, 0) + len(devices)
+            origins[key] = devices[0].origin if devices else "homeassistant"
+        for key, refusals in self._refused.items():
+            base = key.split("#", 1)[0]
+            sizes[base] = sizes.get(base, 0) + len(refusals)
+            origins.setdefault(base, refusals[0].origin if refusals else "homeassistant")
+        self._seen = {k: tick for k, tick in self._seen.items() if k in sizes or k in self._staged}
+        totals: dict[str, int] = {}
+        for key, size in sizes.items():
+            totals[origins[key]] = totals.get(origins[key], 0) + size
+        over = {origin for origin, total in totals.items() if total > self.limit}
+        if not over:
+            return
+        for key in sorted(
+            (k for k in sizes if origins[k] in over), key=lambda k: self._seen.get(k, 0)
+        ):
+            origin = origins[key]
+            if totals[origin] <= self.limit:
+                continue
+            totals[origin] -= sizes[key]
+            self._discovered.pop(key, None)
+            for stale in [k for k in self._refused if k.split("#", 1)[0] == key]:
+                del self._refused[stale]
+            self._seen.pop(key, None)
+            self.evicted += 1
+        self._warn(
+            "limit",
+            f"more than {self.limit} devices from one discovery source: "
+            "the configs heard from least recently are forgotten",
+        )
 
     def _unique(self, keyed: list[tuple[str, Device]]) -> list[Device]:
         """First come keeps a unique_id; a bridge device HA discovery also described goes."""
@@ -185,7 +264,6 @@ class KnownDevices:
                 by_name.setdefault(form, yaml_device)
         desired: dict[str, Device] = {}
         overlays: dict[str, Device] = {}
-        count = 0
         for found in discovered:
             owner: Device | None = self.yaml.get(found.id) or next(
                 # its own name only: the device and entity names discovery adds as
@@ -197,13 +275,10 @@ class KnownDevices:
                 if not owner.topics and owner.id not in overlays:
                     overlays[owner.id] = _overlay(owner, found)
                 continue  # the owner's YAML topics win
-            if count >= self.limit:
-                self._warn("limit", f"more than {self.limit} discovered devices; the rest ignored")
-                break
-            count += 1
             desired[found.id] = found
         for owner in self.yaml.values():
             desired[owner.id] = overlays.get(owner.id, owner)
+        self._own(desired)
         names = {n for d in desired.values() for n in d.names}
         for refusal in self.refusals():
             if refusal.name and refusal.type in TYPE_ACTIONS and refusal.name not in names:
@@ -218,10 +293,31 @@ class KnownDevices:
                 desired.setdefault(stand_in.id, stand_in)
         return desired
 
+    def _own(self, desired: dict[str, Device]) -> None:
+        """Refuse the discovered devices that command a topic not theirs (`ownership`)."""
+        yaml_ids = set(self.yaml)
+        reasons = ownership.refused(desired.values(), yaml_ids, self.rules, self._held)
+        clashes = []
+        for device_id, reason in reasons.items():
+            device = desired.pop(device_id)
+            key = self._key_of.get(device_id, device_id)
+            clashes.append(Refusal(key, reason, device.name, device.type, device.origin))
+        with self._lock:
+            self._clashes = clashes
+        self._held = ownership.claims_of(desired.values(), yaml_ids)
+
     def _warn(self, key: str, message: str) -> None:
         if key not in self._warned:
             self._warned.add(key)
             log.warning(message)
+
+
+def give_memory_back() -> None:
+    """After many devices went: collect what they held and hand freed heap pages back to
+    the system (glibc keeps them otherwise, and a flood's memory would stay with us)."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 @dataclass

@@ -49,9 +49,13 @@ def describe_device(source: MqttSource, device: Device, now: float) -> dict[str,
         "age_s": round(age, 1) if age is not None else None,
         "available": state.available if state is not None else None,
     }
+    from mnemolis.sources.mqtt.templates import ENGINE
+
     parts = device.extra.get("refused_parts")
-    if isinstance(parts, dict) and parts:
-        entry["refused_parts"] = dict(parts)
+    refused = dict(parts) if isinstance(parts, dict) else {}
+    refused.update(ENGINE.faults.of(device.id))  # templates disabled after breaking a bound
+    if refused:
+        entry["refused_parts"] = refused
     return entry
 
 
@@ -123,4 +127,7 @@ def format_listing(listing: dict[str, Any]) -> list[str]:
     for r in refused:
         label = f"{r['name']} ({r['type']})" if r["name"] else r["key"]
         lines.append(f"refused: {label} from {r['origin']}, {r['key']}: {r['reason']}")
+    for d in listing["devices"]:
+        for reason in (d.get("refused_parts") or {}).values():
+            lines.append(f"refused part: {d['name']} ({d['type']}): {reason}")
     return lines

@@ -99,7 +99,7 @@ class SetAnswers:
         state = self.words.state_name(wanted) if wanted else ""
         fields: dict[str, Any] = {"noun": noun, "state": state, "where": where}
         text = self._sentence(kind, tally, wanted, fields)
-        if tally.unknown:
+        if tally.unknown and (tally.matching or tally.other):
             text += "; " + self.words.say(
                 "set_unknown", names=self.words.names(d.name for d in tally.unknown)
             )
@@ -132,6 +132,12 @@ class SetAnswers:
         matching = [d.name for d in tally.matching]
         count = len(matching)
         verb = "is" if count == 1 else "are"
+        if not tally.total:  # an empty set: nothing to count, and no "all 0" of it
+            return say("set_empty", **fields)
+        if wanted is not None and not tally.matching and not tally.other:
+            unknown = [d.name for d in tally.unknown]  # nothing known: neither yes nor no
+            are = "is" if len(unknown) == 1 else "are"
+            return say("set_cannot_tell", names=names(unknown), are=are, **fields)
         if wanted is None:
             listed = [d.name for d in (*tally.matching, *tally.other, *tally.unknown)]
             return say("set_listed", count=len(listed), names=names(listed), **fields)
@@ -155,4 +161,7 @@ class SetAnswers:
         if other:
             verb = "is" if len(other) == 1 else "are"
             return say("set_all_no", names=names(other), are=verb, **fields)
-        return say("set_all_yes", count=count, are="is" if count == 1 else "are", **fields)
+        if tally.unknown or count == 1:  # "yes, all 1" is no answer; unknown ones are no yes
+            key = "set_which" if tally.unknown else "set_any_yes"
+            return say(key, names=names(matching), are=verb, **fields)
+        return say("set_all_yes", count=count, are=verb, **fields)

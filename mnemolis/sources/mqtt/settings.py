@@ -1,9 +1,10 @@
 """The MQTT source's settings: broker, discovery, timeouts and limits.
 
-They come from the `broker:`, `discovery:`, `timeouts:` and `limits:` sections
-of `sources/mqtt.yaml`; the environment variable ``MNEMOLIS_MQTT_URL``
-(``mqtt://user:pass@host:1883``, ``mqtts://`` for TLS) overrides the broker, so
-one config directory serves a laptop and a Pi. A wrong value is a
+They come from the `broker:`, `discovery:`, `timeouts:`, `limits:` and `confirm:`
+(what waits for a spoken yes, `opening`) sections of `sources/mqtt.yaml`; the
+environment variable ``MNEMOLIS_MQTT_URL`` (``mqtt://user:pass@host:1883``,
+``mqtts://`` for TLS) overrides the broker, so one config directory serves a
+laptop and a Pi. A wrong value is a
 `ConfigError` naming the file and line, raised when the source is built.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from mnemolis.config import Config
+from mnemolis.config import Config, ConfigError, line_of
 from mnemolis.mqtt_connection.settings import (
     URL_ENV,
     BrokerSettings,
@@ -20,8 +21,18 @@ from mnemolis.mqtt_connection.settings import (
     load_broker_settings,
     settings_path,
 )
+from mnemolis.sources.mqtt.opening import ConfirmPolicy, load_policy
 
 __all__ = ["URL_ENV", "MqttSettings", "load_mqtt_settings"]
+
+
+@dataclass(frozen=True)
+class SharedTopic:
+    """A topic (an MQTT filter) the owner lets discovered devices command although another
+    device or the assistant uses it (`ownership`); ``devices`` names those that may."""
+
+    topic: str
+    devices: tuple[str, ...] = ()  # empty: any discovered device
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,7 @@ class DiscoverySettings:
     wait_s: float = 1.0
     zigbee2mqtt_sensors: tuple[str, ...] = ()  # numeric exposes that become sensors
     zigbee2mqtt_binary_sensors: dict[str, str] = field(default_factory=dict)  # expose -> class
+    shared_topics: tuple[SharedTopic, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,7 @@ class MqttSettings:
     timeouts: Timeouts = Timeouts()
     limits: Limits = Limits()
     url_from_env: bool = False
+    confirm: ConfirmPolicy = field(default_factory=ConfirmPolicy)  # what waits for a yes
 
 
 def _discovery(reader: SectionReader) -> DiscoverySettings:
@@ -70,6 +83,7 @@ def _discovery(reader: SectionReader) -> DiscoverySettings:
             "zigbee2mqtt_binary_sensors must map an expose name to a device class",
         )
     return DiscoverySettings(
+        shared_topics=_shared_topics(reader),
         homeassistant=reader.flag("homeassistant", True),
         homeassistant_prefix=reader.topic("homeassistant_prefix", "homeassistant"),
         zigbee2mqtt=reader.flag("zigbee2mqtt", True),
@@ -78,6 +92,29 @@ def _discovery(reader: SectionReader) -> DiscoverySettings:
         zigbee2mqtt_sensors=tuple(sensors),
         zigbee2mqtt_binary_sensors={str(k): str(v) for k, v in binaries.items()},
     )
+
+
+def _entry_error(reader: SectionReader, index: int, reason: str) -> ConfigError:
+    where = line_of(reader.path, (reader.section, "shared_topics", index))
+    return ConfigError(reader.path, where, f"shared_topics: {reason}")
+
+
+def _shared_topics(reader: SectionReader) -> tuple[SharedTopic, ...]:
+    listed = reader.data.get("shared_topics") or []
+    if not isinstance(listed, list):
+        raise reader.error(("shared_topics",), "shared_topics must be a list")
+    shared = []
+    for i, item in enumerate(listed):
+        entry = {"topic": item} if isinstance(item, str) else item
+        topic = entry.get("topic") if isinstance(entry, dict) else None
+        names = entry.get("devices") or [] if isinstance(entry, dict) else []
+        if not isinstance(topic, str) or not topic.strip():
+            raise _entry_error(reader, i, "each shared topic needs a topic")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise _entry_error(reader, i, "devices must be a list of device names")
+        spoken = tuple(" ".join(n.lower().split()) for n in names)
+        shared.append(SharedTopic(topic.strip(), spoken))
+    return tuple(shared)
 
 
 def load_mqtt_settings(config: Config, env: Mapping[str, str] | None = None) -> MqttSettings:
@@ -99,7 +136,8 @@ def load_mqtt_settings(config: Config, env: Mapping[str, str] | None = None) -> 
         bridge_payload_bytes=lim.integer("bridge_payload_bytes", 8_388_608, 1024),
         devices=lim.integer("devices", 5_000, 1),
     )
-    return MqttSettings(broker, discovery, timeouts, limits, from_env)
+    confirm = load_policy(data.get("confirm"), path)
+    return MqttSettings(broker, discovery, timeouts, limits, from_env, confirm)
 
 
 def check_settings(config: Config) -> None:

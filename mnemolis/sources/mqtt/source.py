@@ -21,19 +21,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rapidfuzz import fuzz, process
-
 from mnemolis.config import Config, ConfigError, line_of
-from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.mqtt_connection.link import MqttLink
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, SensorReading, Status
-from mnemolis.sources.mqtt import availability, codec, yaml_wire
+from mnemolis.sources.mqtt import availability, codec, ownership, yaml_wire
 from mnemolis.sources.mqtt.announced import BadConfig, Discovered, Refusal, check_topic
 from mnemolis.sources.mqtt.answers import Answers
 from mnemolis.sources.mqtt.commands import Commands
 from mnemolis.sources.mqtt.discovery.homeassistant import HomeAssistantParser
+from mnemolis.sources.mqtt.discovery.inbox import Inbox
 from mnemolis.sources.mqtt.discovery.zigbee2mqtt import Zigbee2MqttParser
+from mnemolis.sources.mqtt.finding import Finder, command_topics
 from mnemolis.sources.mqtt.known import KnownDevices, Route, RouteTable, routes_for
 from mnemolis.sources.mqtt.replies import Phrasebook
 from mnemolis.sources.mqtt.settings import MqttSettings, load_mqtt_settings
@@ -65,7 +65,8 @@ class MqttSource:
         self.words = phrasebook if phrasebook is not None else Phrasebook.from_config(config)
         limits = self.settings.limits
         self.cache = StateCache()
-        self.known = KnownDevices(registry, self._wired_yaml(config.devices), limits.devices)
+        rules = ownership.rules(config.sources.get("serve"), self.settings)
+        self.known = KnownDevices(registry, self._wired_yaml(config.devices), limits.devices, rules)
         self.link = MqttLink(self.settings.broker, self._on_message)
         self.link.max_payload = limits.payload_bytes
         self.link.on_connected = self._refresh_subscriptions
@@ -87,9 +88,11 @@ class MqttSource:
             if disc.zigbee2mqtt
             else None
         )
+        self.inbox = Inbox(self._announced)  # announcements parsed off paho's thread
         self.values = Values(self.words)
         self.answers = Answers(self)
         self.commands = Commands(self)
+        self.finder = Finder(self.config, self.registry, self.known, self.answers, self.words)
         self._routes = RouteTable()
         self._route_devices: dict[str, Device] = {}
         self._routes_dirty = True
@@ -159,6 +162,7 @@ class MqttSource:
     async def close(self) -> None:
         self._closed = True
         await self.link.close()
+        await asyncio.to_thread(self.inbox.close)
         for task in list(self._tasks):
             await task
 
@@ -184,6 +188,8 @@ class MqttSource:
             self._gathering += 1
             try:
                 synced = await self.link.sync(timeout)
+                left = max(0.0, deadline - self._loop.time())
+                synced = await asyncio.to_thread(self.inbox.wait_idle, left) and synced
             finally:
                 self._gathering -= 1
             if synced:
@@ -233,15 +239,40 @@ class MqttSource:
         devices, _problem = self.devices_for(part)
         return self.cache.follow([d.id for d in devices], changed, asyncio.get_running_loop())
 
-    async def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> bool:
+    async def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        qos: int = 1,
+        retain: bool = False,
+        confirmed: bool = False,
+    ) -> bool:
         """`base.Publishes`: one message on a topic from configuration (a routine's
         `publish:`, an external intent), within `timeouts.answer_s`; True once the
-        broker has it (QoS 1, 2) or it was sent (QoS 0)."""
+        broker has it (QoS 1, 2) or it was sent (QoS 0). A message to a device whose
+        opening waits for a yes (`guarded`) is not sent without ``confirmed``."""
         if not self._started or self._closed or self._loop is None:
+            return False
+        device = self.guarded(topic)
+        if device is not None and not confirmed:
+            log.warning("not sent to %s without a yes: it commands the %s", topic[:120], device)
             return False
         deadline = self._loop.time() + self.settings.timeouts.answer_s
         outcome = await self.link.publish(topic, payload, deadline, qos, retain)
         return outcome.sent and outcome.acknowledged
+
+    def guarded(self, topic: str) -> str | None:
+        """`base.Publishes`: the device ``topic`` commands (one of its command topics, or a
+        topic under one: zigbee2mqtt's ``.../set/state``), when its opening, unlocking or
+        disarming waits for a yes, or it lists actions that do; None for any other topic."""
+        policy = self.settings.confirm
+        for device in self.registry.devices():
+            if not (device.confirm or policy.guards(device)):
+                continue
+            for command in command_topics(device):
+                if topic == command or topic.startswith(command.rstrip("/") + "/"):
+                    return device.name
+        return None
 
     # ------------------------------------------------------------------ registry and routes
 
@@ -300,7 +331,7 @@ class MqttSource:
             if len(payload) > limits.bridge_payload_bytes:
                 self._complain(topic, "ignored %s: %d bytes is over the limit", topic, len(payload))
                 return
-            self._stage(z2m.parse(payload, limits.devices))
+            self.inbox.put(topic, payload)
             return
         if len(payload) > limits.payload_bytes:
             self._complain(
@@ -308,7 +339,7 @@ class MqttSource:
             )
             return
         if self.homeassistant is not None and self.homeassistant.match(topic) is not None:
-            self._stage(self.homeassistant.parse(topic, payload))
+            self.inbox.put(topic, payload)
             return
         routes, devices = self._route_table()
         for route in routes.lookup(topic):
@@ -316,14 +347,23 @@ class MqttSource:
             if device is not None:
                 self._feed(device, route, topic, payload)
 
+    def _announced(self, topic: str, payload: bytes) -> None:
+        """On the inbox's thread: one announcement parsed and staged."""
+        z2m, ha = self.zigbee2mqtt, self.homeassistant
+        if z2m is not None and topic == z2m.devices_topic:
+            self._stage(z2m.parse(payload, self.settings.limits.devices))
+        elif ha is not None:
+            self._stage(ha.parse(topic, payload))
+
     def _feed(self, device: Device, route: Route, topic: str, payload: bytes) -> None:
         try:
             if route.role == "availability":
                 spec = availability.specs(device)[route.availability]
-                available = availability.decode(spec, payload)
+                available = availability.decode(spec, payload, device.id)
                 mode = str(device.extra.get("availability_mode", "all"))
                 self.cache.set_availability(device.id, topic, available, mode)
                 return
+            self.known.heard(device.id)
             before = self.cache.get(device.id)
             reading = codec.decode(
                 device, route.role, payload, before.values if before is not None else None
@@ -406,46 +446,7 @@ class MqttSource:
 
     def devices_for(self, part: Part) -> tuple[list[Device], PartAnswer | None]:
         """The devices a part names, or the answer saying which it could not find."""
-        raw = part.slots.get("device")
-        if isinstance(raw, str):
-            names = [raw]
-        elif isinstance(raw, list | tuple):
-            names = [n for n in raw if isinstance(n, str)]
-        else:
-            names = []
-        everyone = sorted(d.name for d in self.registry.devices() if d.refused is None)
-        if not names:
-            return [], self.answers.none_named(part, everyone)
-        found: list[Device] = []
-        spec = self.config.intents.get(part.intent) if part.intent else None
-        action = spec.action if spec is not None else None
-        for name in names:
-            device = self._named(name, action)
-            if device is None:
-                refusal = self.known.refusal_for(name)
-                if refusal is not None:
-                    return [], self.answers.refused(name, refusal.reason)
-                close = [
-                    c for c, _s, _i in process.extract(name, everyone, scorer=fuzz.WRatio, limit=8)
-                ]
-                text = self.words.say(
-                    "unknown_device", name=name[:60], names=self.words.names(close or everyone)
-                )
-                return [], self.reply(text, Status.ERROR, {"unknown": name[:60], "known": everyone})
-            if device not in found:
-                found.append(device)
-        return found, None
-
-    def _named(self, name: str, action: str | None) -> Device | None:
-        """The device called ``name``; of several (a sensor and a select Home Assistant
-        both call "idle brightness"), the one that can do ``action``. Understanding
-        names a device by a label only it has (its name, its area + name, or its id:
-        `DeviceRegistry.label`), so an id is looked up as one."""
-        same = [d for d in self.registry.devices() if d.name == name and d.refused is None]
-        able = [d for d in same if action in TYPE_ACTIONS.get(d.type, ())]
-        if able or same:
-            return (able or same)[0]
-        return self.registry.get(name) or self.registry.by_name(name)
+        return self.finder.devices_for(part)
 
     async def answer(self, part: Part, request: Request) -> PartAnswer:
         t0 = time.perf_counter()
@@ -468,6 +469,16 @@ class MqttSource:
         if action == "state":
             return self.answers.state(devices, part)
         return await self.commands.run(devices, action, part, request)
+
+    def waits_for_yes(self, part: Part) -> list[str]:
+        """`base.WaitsForYes`: the devices ``part`` names whose command would wait for a yes
+        in whatever state they are in when it runs (a plan, a watch), by its effect."""
+        spec = self.config.intent(part.intent)
+        action = spec.action if spec is not None and spec.action else None
+        if action is None or action == "state":
+            return []
+        devices, _problem = self.devices_for(part)
+        return [d.name for d in devices if self.commands.waiting(d, action, part, later=True)]
 
     async def evaluate(self, part: Part, request: Request) -> Evaluation:
         """A condition such as "the back door is unlocked": true, false or unknown."""

@@ -6,8 +6,10 @@ source), so "which one", confirmations and state echoes are exactly those
 of the spoken command; an ``if:`` asks that source to evaluate the device's
 state; ``publish:`` uses its broker connection (`base.Publishes`).
 
-A step that needs a yes (a ``confirm:``, or a device step the MQTT source
-answers with ``needs_confirmation``, such as an unlock) pauses the run: the
+A step that needs a yes (a ``confirm:``, a device or intent step the MQTT
+source answers with ``needs_confirmation``, such as an unlock or a position
+that raises the garage door, or a ``publish:`` to a topic that commands such
+a device, `base.Publishes.guarded`) pauses the run: the
 steps before it have run, and what is left (that step first) is returned, to
 be resumed when the person says yes. The steps that asked are then run
 confirmed; a later step that needs a yes asks again.
@@ -336,7 +338,8 @@ class RoutineRun:
         if spec is None or source is None:
             return self._no_source(label, "intent", spec)
         slots = {k: await self._value(k, v) for k, v in step.slots.items()}
-        answer = await source.answer(self._part(step.intent, spec, slots), self._request(False))
+        confirmed = self._confirmed(step)  # a yes asked for by this step, then given
+        answer = await source.answer(self._part(step.intent, spec, slots), self._request(confirmed))
         status = Status.ERROR if answer.status is Status.OUT_OF_SCOPE else answer.status
         data = {"intent": step.intent, **answer.data}
         return StepReport(label, "intent", status, answer.text, data, spoken=True)
@@ -348,10 +351,17 @@ class RoutineRun:
             return StepReport(
                 label, "publish", Status.ERROR, self.tools.settings.say("no_broker"), data
             )
+        device = broker.guarded(step.topic)
+        confirmed = self._confirmed(step)
+        if device is not None and not confirmed:  # a message that may open it, unread
+            data["device"] = device
+            said = self.tools.settings.say("publish_confirm", topic=step.topic, device=device)
+            text = said or f"Do you want me to send a message to {step.topic} ({device})?"
+            return StepReport(label, "publish", Status.NEEDS_CONFIRMATION, text, data)
         payload = await render(step.payload, self.variables, spoken=False)
         try:
             sent = await asyncio.wait_for(
-                broker.publish(step.topic, payload.encode(), step.qos, step.retain),
+                broker.publish(step.topic, payload.encode(), step.qos, step.retain, confirmed),
                 max(MIN_STEP_S, self.remaining()),
             )
         except TimeoutError:

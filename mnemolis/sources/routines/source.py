@@ -25,6 +25,7 @@ from mnemolis.core.sentences import as_sentence
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, Source, Status, Truth
 from mnemolis.sources.routines.run import Numbered, RoutineRun, StepReport, Tools, numbered
 from mnemolis.sources.routines.settings import RoutineSettings
+from mnemolis.sources.routines.waits import waits
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,12 @@ class RoutinesSource:
 
     async def close(self) -> None:
         self._paused.clear()
+
+    def waits_for_yes(self, part: Part) -> list[str]:
+        """`base.WaitsForYes`: what of this routine would wait for a yes when it runs
+        (a plan or a watch asks for it when it is set: `waits`)."""
+        spec = self.config.intent(part.intent)
+        return waits(self.tools, spec.steps) if spec is not None and spec.steps else []
 
     async def evaluate(self, part: Part, request: Request) -> Evaluation:
         return Evaluation(Truth.UNKNOWN, f"{part.text} is not something I can check")

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemolis.core.plan import Part, When
-from mnemolis.sources.base import PartAnswer, Request, Status
+from mnemolis.sources.base import PartAnswer, Request, Status, WaitsForYes
 from mnemolis.sources.timers.store import Item
 from mnemolis.sources.timers.times import Due, resolve
 
@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from mnemolis.sources.timers.source import TimersSource
 
 SOURCE = "timers"
+#: Without a source to judge the effect (`base.WaitsForYes`), these ask when set.
+GUARDED_TYPES = ("cover", "valve", "lock", "alarm_control_panel")
+OPENING_ACTIONS = ("open", "unlock", "disarm", "set_position", "set_tilt", "turn_on", "toggle")
 
 
 def positive_number(value: Any) -> float | None:
@@ -94,15 +97,31 @@ class Answering:
         return self.source.speaker.time(due.at, self.local(self.now()))
 
     def _confirmations(self, parts: list[Part]) -> list[str]:
-        """The devices of ``parts`` whose action waits for a yes (unlock, open the garage)."""
-        names = []
+        """What of ``parts`` would wait for a yes when it runs (unlocking, opening the
+        garage door, any position that could raise it), asked by the source that will
+        carry it out, judging by the effect in any state the devices may then be in."""
+        names: list[str] = []
         for part in parts:
-            spec = self.source.config.intent(part.intent)
-            action = spec.action if spec is not None else None
-            for device in self.devices(part):
-                if device is not None and action and device.needs_confirmation(action):
-                    names.append(device.name)
+            peer = self.source.peers.get(part.source or "")
+            if isinstance(peer, WaitsForYes):
+                found = peer.waits_for_yes(part)
+            else:  # nobody to judge the effect now: whatever may open asks
+                found = self._may_open(part)
+            names.extend(n for n in found if n not in names)
         return names
+
+    def _may_open(self, part: Part) -> list[str]:
+        """Without the source that will carry it out: the devices of ``part`` whose
+        action could open, raise, unlock or disarm one that may be guarded."""
+        spec = self.source.config.intent(part.intent)
+        action = spec.action if spec is not None else None
+        return [
+            d.name
+            for d in self.devices(part)
+            if d is not None
+            and action is not None
+            and ((d.type in GUARDED_TYPES and action in OPENING_ACTIONS) or action in d.confirm)
+        ]
 
     def devices(self, part: Part) -> list[Any]:
         raw = part.slots.get("device")

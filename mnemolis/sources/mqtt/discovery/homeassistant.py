@@ -23,6 +23,7 @@ from typing import Any
 from mnemolis.core.devices import Device, slugify
 from mnemolis.sources.mqtt import availability
 from mnemolis.sources.mqtt.announced import (
+    DEVICE_IDS,
     BadConfig,
     Discovered,
     Refusal,
@@ -322,6 +323,9 @@ class HomeAssistantParser:
         unit = config.get("unit_of_measurement")
         if isinstance(unit, str) and unit:
             device.unit = unit
+        ids = _identifiers(dev)
+        if ids:
+            device.extra[DEVICE_IDS] = ids
         if unique_id:
             device.extra["unique_id"] = unique_id
         origin = config.get("origin")

@@ -16,6 +16,7 @@ from typing import Any
 
 from mnemolis.core.devices import Device, slugify
 from mnemolis.sources.mqtt.announced import (
+    DEVICE_IDS,
     NAME_MAX,
     BadConfig,
     Discovered,
@@ -162,6 +163,8 @@ class Zigbee2MqttParser:
                 {"topic": self.bridge_state_topic},
             ]
             device.extra["availability_mode"] = "all"
+            # the identifier zigbee2mqtt gives the same device in its Home Assistant discovery
+            device.extra[DEVICE_IDS] = [f"zigbee2mqtt_{entry.get('ieee_address') or friendly}"]
             devices.append(device)
         return devices
 

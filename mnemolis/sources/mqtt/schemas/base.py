@@ -24,13 +24,15 @@ from typing import Any
 from mnemolis.core.devices import Device
 from mnemolis.sources.mqtt import templates
 from mnemolis.sources.mqtt.announced import BadConfig, check_subscription, check_topic
-from mnemolis.sources.mqtt.templates import ENGINE, TemplateError
+from mnemolis.sources.mqtt.templates import ENGINE, TemplateDisabled, TemplateError
 from mnemolis.sources.mqtt.wire import Act, Command, Unsupported, payload_bytes
 
 #: Where a device keeps the parts of its config that were refused: key -> reason.
 REFUSED_PARTS = "refused_parts"
 #: Where a device keeps the roles of the topics it reads (``state``, ``brightness_state`` ...).
 STATE_ROLES = "state_roles"
+#: Where a device keeps the roles of the topics it publishes to (``command``, ``set_position`` ...).
+COMMAND_ROLES = "command_roles"
 
 Load = Callable[["Options", Device], None]
 Encode = Callable[[Device, Act, Mapping[str, Any]], list[Command]]
@@ -205,6 +207,11 @@ class Options:
         device.extra[STATE_ROLES] = [
             key.removesuffix("_topic") for key in self.subscribed if key not in dropped
         ]
+        device.extra[COMMAND_ROLES] = [
+            key.removesuffix("_topic")
+            for key, value in self.config.items()
+            if key.endswith("_topic") and isinstance(value, str) and key not in self.subscribed
+        ]
 
 
 def _read_by(template_key: str) -> set[str]:
@@ -242,8 +249,11 @@ def command(
         if reason is not None:
             raise Unsupported("template_refused", reason)
     source = config.get(template_key) if template_key else None
+    owner = (device.id, template_key) if template_key else None
     try:
-        payload = ENGINE.render_command(source, value, variables)
+        payload = ENGINE.render_command(source, value, variables, owner)
+    except TemplateDisabled as exc:
+        raise Unsupported("template_refused", str(exc)) from None
     except TemplateError as exc:
         raise Unsupported("template_failed", f"{template_key}: {exc}") from None
     return Command(
@@ -265,7 +275,7 @@ def value(device: Device, template_key: str, payload: bytes, variables: Any = No
     if not isinstance(source, str):
         return text
     try:
-        return ENGINE.render_value(source, text, variables)
+        return ENGINE.render_value(source, text, variables, (device.id, template_key))
     except TemplateError as exc:
         raise ValueError(f"{template_key}: {exc}") from None
 

@@ -1,0 +1,109 @@
+"""From a loaded configuration to a compiled model on disk, once per vocabulary.
+
+The vocabulary is gathered every start (a fraction of a second); its digest, with
+the owner's pronunciations and the settings that shape the model, names the
+cached model. A start with a known digest loads the cached files; any change to
+what can be said (an intent, a device, an alias, a list item) compiles anew.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pocketsphinx
+
+from mnemolis.config import Config
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.voice.recognise import cache
+from mnemolis.voice.recognise.general import common_words, model_path
+from mnemolis.voice.recognise.model import ModelInfo, add_garbage, compile_model
+from mnemolis.voice.recognise.pronounce import build_lexicon
+from mnemolis.voice.recognise.settings import RecogniserSettings
+from mnemolis.voice.recognise.templates import (
+    intent_templates,
+    opener_templates,
+    resolve_fallbacks,
+    scaffold_templates,
+)
+from mnemolis.voice.recognise.vocabulary import (
+    Vocabulary,
+    free_words,
+    garbage_words,
+    home_names,
+    numbers,
+    slot_values,
+    source_names,
+)
+
+#: Bumped when the way a model is compiled changes, so old caches are not reused.
+BUILD_VERSION = 2
+DICTIONARY = "en-us/cmudict-en-us.dict"
+#: The common words garbage is chosen from (those the requests do not use).
+GARBAGE_POOL = 5000
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A model ready to load: its folder, what it holds, and whether it was built now."""
+
+    path: Path
+    info: ModelInfo
+    built: bool
+    ms: float
+
+
+def gather(
+    config: Config,
+    settings: RecogniserSettings,
+    registry: DeviceRegistry | None = None,
+    names: Mapping[str, Iterable[str]] | None = None,
+) -> Vocabulary:
+    """Everything the configuration can understand, as templates and classes."""
+    vocab = Vocabulary()
+    home_names(vocab, config, registry)
+    numbers(vocab)
+    slot_values(vocab, config)
+    source_names(vocab, names or {}, settings.names_limit)
+    free_words(vocab, common_words(settings.free_words))
+    intent_templates(vocab, config, config.intents.values())
+    scaffold_templates(vocab)
+    opener_templates(vocab, config)
+    resolve_fallbacks(vocab)
+    garbage_words(vocab, common_words(GARBAGE_POOL), settings.garbage_words)
+    add_garbage(vocab, settings.garbage)
+    return vocab
+
+
+def owner_pronunciations(config: Config, settings: RecogniserSettings) -> Path:
+    return config.root / settings.pronunciations
+
+
+def digest_of(vocab: Vocabulary, settings: RecogniserSettings, owner_file: Path) -> str:
+    try:
+        owned = owner_file.read_text(encoding="utf-8") if owner_file.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        owned = "unreadable"
+    return vocab.digest(
+        BUILD_VERSION, pocketsphinx.__file__, settings.discount, owned, settings.garbage
+    )
+
+
+def compile_cached(
+    vocab: Vocabulary, settings: RecogniserSettings, state_dir: Path, owner_file: Path
+) -> Compiled:
+    """The compiled model of ``vocab``: from the cache, else built now and cached."""
+    t0 = time.perf_counter()
+    digest = digest_of(vocab, settings, owner_file)
+    found = cache.cached(state_dir, digest)
+    if found is not None:
+        return Compiled(found[0], found[1], False, (time.perf_counter() - t0) * 1000)
+
+    def build(folder: Path, final: Path) -> ModelInfo:
+        lexicon = build_lexicon(vocab.words(), model_path(DICTIONARY), owner_file)
+        return compile_model(vocab, lexicon, folder, settings.discount, digest, final)
+
+    path, info = cache.store(state_dir, digest, build)
+    return Compiled(path, info, True, (time.perf_counter() - t0) * 1000)

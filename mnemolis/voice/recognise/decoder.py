@@ -1,0 +1,95 @@
+"""One pocketsphinx decoder over a compiled model: PCM in, the words it heard out,
+each with its class (when it was a name or a value) and its posterior.
+
+Not thread-safe (pocketsphinx is not): the recogniser serialises calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+
+import pocketsphinx
+
+from mnemolis.voice.recognise.general import model_path
+from mnemolis.voice.recognise.model import CONTROL, DICTIONARY, LM_NAME, ModelInfo
+
+ACOUSTIC_MODEL = "en-us/en-us"
+#: Words the decoder puts in for silence and noise.
+_FILLERS = ("<s>", "</s>", "<sil>")
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word heard: its text, the class it belongs to ("" for a plain word)."""
+
+    text: str
+    cls: str
+    posterior: float
+    start: int = 0  # frames (10 ms)
+    end: int = 0
+
+
+@dataclass
+class Decoded:
+    words: list[Word] = field(default_factory=list)
+    #: whole readings, best first: each a list of (text, class)
+    nbest: list[list[tuple[str, str]]] = field(default_factory=list)
+    frames: int = 0
+    speech_frames: int = 0
+
+
+class ModelDecoder:
+    """pocketsphinx loaded with the compiled model (0.1 s: the dictionary is cut)."""
+
+    def __init__(self, folder: Path, info: ModelInfo, language_weight: float = 6.5) -> None:
+        self.info = info
+        self.decoder = pocketsphinx.Decoder(
+            hmm=str(model_path(ACOUSTIC_MODEL)),
+            lm=None,
+            lmctl=str(folder / CONTROL),
+            lmname=LM_NAME,
+            dict=str(folder / DICTIONARY),
+            lw=language_weight,
+            # the second (flat) pass lets the class model's many members outscore the
+            # request that was said, and doubles the time: the tree pass and the
+            # lattice (posteriors, n-best) are enough
+            fwdflat=False,
+            loglevel="FATAL",
+        )
+
+    def _word(self, token: str) -> tuple[str, str]:
+        token = token.split("(", 1)[0]  # "word(2)": its second pronunciation
+        member = self.info.members.get(token)
+        if member is not None:
+            return member[1], member[0]
+        return token, ""
+
+    def decode(self, pcm: bytes, nbest: int = 0) -> Decoded:
+        d = self.decoder
+        d.start_utt()
+        d.process_raw(pcm, full_utt=True)
+        d.end_utt()
+        out = Decoded(frames=d.n_frames())
+        if d.hyp() is None:
+            return out
+        for seg in d.seg():
+            token = seg.word
+            if token in _FILLERS or token.startswith(("[", "+")):
+                continue
+            text, cls = self._word(token)
+            out.words.append(Word(text, cls, float(seg.prob), seg.start_frame, seg.end_frame))
+        if nbest:
+            seen: set[str] = set()
+            for hyp in islice(d.nbest(), nbest * 8):
+                if hyp is None or not hyp.hypstr:
+                    continue
+                reading = [self._word(t) for t in hyp.hypstr.split() if t not in _FILLERS]
+                key = " ".join(t for t, _ in reading)
+                if key and key not in seen:
+                    seen.add(key)
+                    out.nbest.append(reading)
+                if len(out.nbest) > nbest:
+                    break
+        return out

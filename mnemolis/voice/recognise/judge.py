@@ -1,0 +1,59 @@
+"""What was heard, judged: the text, how sure, the other readings, or why nothing.
+
+Never act on a mishearing: a path through the [garbage] words (speech that is
+none of the known requests: a question for someone else, the television, a
+cough) is "not a request I know"; a reading below ``reject_below`` is "not
+sure"; the rest carries its confidence so the assistant asks back below
+``ask_below``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mnemolis.voice.recognise.decoder import Decoded
+from mnemolis.voice.recognise.vocabulary import GARBAGE
+
+NOT_A_REQUEST = "not a request I know"
+NOTHING = "nothing heard"
+UNSURE = "not sure what was said"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    text: str
+    confidence: float
+    alternatives: tuple[str, ...]
+    rejected: str | None
+
+
+def confidence(decoded: Decoded) -> float:
+    """The geometric mean of the words' posteriors: one doubtful word pulls the whole
+    reading down, a long sure sentence is not punished for its length."""
+    posts = [min(max(w.posterior, 1e-6), 1.0) for w in decoded.words]
+    if not posts:
+        return 0.0
+    return math.exp(sum(math.log(p) for p in posts) / len(posts))
+
+
+def judge(decoded: Decoded, reject_below: float, alternatives: int) -> Judgement:
+    words = decoded.words
+    if not words:
+        return Judgement("", 0.0, (), NOTHING)
+    conf = confidence(decoded)
+    text = " ".join(w.text for w in words)
+    others: list[str] = []
+    for reading in decoded.nbest:
+        if any(cls == GARBAGE for _, cls in reading):
+            continue
+        other = " ".join(t for t, _ in reading)
+        if other != text and other not in others:
+            others.append(other)
+    others = others[:alternatives]
+    garbage = sum(1 for w in words if w.cls == GARBAGE)
+    if garbage:
+        return Judgement("", conf, tuple(others), NOT_A_REQUEST)
+    if conf < reject_below:
+        return Judgement("", conf, (text, *others)[: alternatives + 1], UNSURE)
+    return Judgement(text, conf, tuple(others), None)

@@ -1,0 +1,153 @@
+"""The embedded recogniser: pocketsphinx over a model compiled from the configuration.
+
+It is created at once and compiles (or loads from the cache) in a background
+thread; a request that arrives first waits for it. `reload` compiles for a new
+configuration or a changed home while the old model keeps answering, and swaps
+when the new one is ready. Decoding runs in a worker thread, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from mnemolis.config import Config
+from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.heard import Heard
+from mnemolis.voice.recognise.audio import to_pipeline
+from mnemolis.voice.recognise.build import (
+    Compiled,
+    compile_cached,
+    gather,
+    owner_pronunciations,
+)
+from mnemolis.voice.recognise.decoder import ModelDecoder
+from mnemolis.voice.recognise.judge import judge
+from mnemolis.voice.recognise.settings import RecogniserSettings
+from mnemolis.voice.stages import Audio, StageError
+
+ENGINE = "pocketsphinx"
+#: How long a burst of registry changes (discovery at start) settles before a rebuild.
+SETTLE_S = 2.0
+
+
+class PocketsphinxRecogniser:
+    """`voice.stages.Recogniser`, personalised from the configuration."""
+
+    name = ENGINE
+
+    def __init__(
+        self,
+        config: Config,
+        settings: RecogniserSettings,
+        state_dir: Path,
+        registry: DeviceRegistry | None = None,
+        names: Callable[[], Mapping[str, Iterable[str]]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.state_dir = state_dir
+        self._config = config
+        self._registry = registry
+        self._names = names
+        self._lock = threading.Lock()  # one decode at a time; the swap waits for it
+        self._decoder: ModelDecoder | None = None
+        self.compiled: Compiled | None = None
+        self.error: str | None = None
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recogniser")
+        self._ready: concurrent.futures.Future[Compiled] = self._pool.submit(self._build)
+        self._timer: threading.Timer | None = None
+        if registry is not None:
+            registry.subscribe(lambda _r: self._settle())
+
+    # ---------------------------------------------------------------- the model
+
+    def _build(self) -> Compiled:
+        try:
+            config = self._config
+            names = self._names() if self._names else {}
+            vocab = gather(config, self.settings, self._registry, names)
+            compiled = compile_cached(
+                vocab, self.settings, self.state_dir, owner_pronunciations(config, self.settings)
+            )
+            decoder = ModelDecoder(compiled.path, compiled.info, self.settings.language_weight)
+        except Exception as exc:  # a broken model is a reason on every request
+            self.error = f"the recogniser could not be built: {exc}"
+            raise
+        with self._lock:
+            self._decoder, self.compiled, self.error = decoder, compiled, None
+        return compiled
+
+    def reload(self, config: Config | None = None) -> concurrent.futures.Future[Compiled]:
+        """Compile for ``config`` (or the same one, the home changed) in the background."""
+        if config is not None:
+            self._config = config
+        self._ready = self._pool.submit(self._build)
+        return self._ready
+
+    def _settle(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(SETTLE_S, self.reload)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def wait_ready(self, timeout: float | None = None) -> Compiled:
+        """Block until the current model is loaded (raises what building raised)."""
+        return self._ready.result(timeout)
+
+    async def ready(self) -> Compiled:
+        return await asyncio.wrap_future(self._ready)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---------------------------------------------------------------- hearing
+
+    async def transcribe(self, audio: Audio) -> Heard:
+        t0 = time.perf_counter()
+        if self._decoder is None:
+            try:
+                await asyncio.wrap_future(self._ready)
+            except Exception as exc:
+                raise StageError(self.error or f"the recogniser could not be built: {exc}") from exc
+        return await asyncio.to_thread(self.transcribe_now, audio, t0)
+
+    def transcribe_now(self, audio: Audio, t0: float | None = None) -> Heard:
+        """The same, synchronously (for the evaluation and the benchmarks)."""
+        t0 = time.perf_counter() if t0 is None else t0
+        prepared = to_pipeline(audio)
+        if prepared.problem is not None:
+            return self._heard("", 0.0, (), prepared.problem, t0)
+        with self._lock:
+            decoder = self._decoder
+            if decoder is None:
+                raise StageError(self.error or "the recogniser is not ready")
+            decoded = decoder.decode(prepared.pcm, self.settings.alternatives)
+        speech_ms = 10.0 * sum(w.end - w.start + 1 for w in decoded.words)
+        if decoded.words and speech_ms < self.settings.min_speech_ms:
+            return self._heard("", 0.0, (), "too little speech", t0)
+        j = judge(decoded, self.settings.reject_below, self.settings.alternatives)
+        return self._heard(j.text, j.confidence, j.alternatives, j.rejected, t0)
+
+    def _heard(
+        self,
+        text: str,
+        confidence: float,
+        alternatives: tuple[str, ...],
+        rejected: str | None,
+        t0: float,
+    ) -> Heard:
+        return Heard(
+            text=text,
+            confidence=round(confidence, 4),
+            alternatives=alternatives,
+            rejected=rejected,
+            ms={"recognise": (time.perf_counter() - t0) * 1000},
+            engine=ENGINE,
+        )

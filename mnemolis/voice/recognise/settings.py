@@ -1,0 +1,107 @@
+"""The ``recogniser:`` block of ``sources/voice.yaml``, checked into typed settings.
+
+::
+
+    recogniser:
+      engine: pocketsphinx        # the embedded recogniser (a Wyoming URI: another engine)
+      ask_below: 0.6              # below this confidence, ask "Did you say ...?" first
+      reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
+      free_words: 0               # common English words for free text (0: off; see the docs)
+      garbage: 0.0                # the model's share for speech that is no request (0: off)
+      names_limit: 2000           # at most this many titles / music names / list items each
+      alternatives: 3             # other readings to carry
+      pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
+
+A wrong value names its file and line, as every setting does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from mnemolis.config import At, Config, as_mapping
+from mnemolis.voice.recognise.pronounce import PRONUNCIATIONS_FILE
+
+ENGINES = ("pocketsphinx",)
+
+
+@dataclass(frozen=True)
+class RecogniserSettings:
+    engine: str = "pocketsphinx"
+    #: recommended for the pipeline: ask back before acting below this confidence
+    ask_below: float = 0.6
+    #: below this confidence the recogniser says it heard nothing sure
+    reject_below: float = 0.35
+    #: common English words for free text: 0 (off) by default, measured to swallow the
+    #: requests in this engine (docs/voice-recogniser.md)
+    free_words: int = 0
+    #: the share of speech that is no request, heard as garbage words: 0 (off) likewise
+    garbage: float = 0.0
+    #: how many common words (none a request uses) speech that is no request is heard as
+    garbage_words: int = 300
+    names_limit: int = 2000
+    alternatives: int = 3
+    pronunciations: str = PRONUNCIATIONS_FILE
+    #: the language model's back-off mass (higher: more freedom beyond the examples)
+    discount: float = 0.2
+    #: pocketsphinx's language weight (``lw``)
+    language_weight: float = 6.5
+    #: speech shorter than this is no request ("silence")
+    min_speech_ms: int = 150
+
+
+_RANGES: dict[str, tuple[float, float]] = {
+    "ask_below": (0.0, 1.0),
+    "reject_below": (0.0, 1.0),
+    "free_words": (0, 50000),
+    "garbage": (0.0, 0.9),
+    "garbage_words": (0, 5000),
+    "names_limit": (0, 100000),
+    "alternatives": (0, 20),
+    "discount": (0.05, 0.95),
+    "language_weight": (1.0, 30.0),
+    "min_speech_ms": (0, 5000),
+}
+
+
+def load_recogniser_settings(data: Any, at: At) -> RecogniserSettings:
+    """The ``recogniser:`` mapping (absent: the defaults)."""
+    raw = as_mapping(data, at, "recogniser")
+    known = {f.name: f for f in fields(RecogniserSettings)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        k_at = at / key
+        if key not in known:
+            raise k_at.error(f"unknown setting {key!r} (known: {', '.join(sorted(known))})")
+        default = getattr(RecogniserSettings(), key)
+        if isinstance(default, str):
+            if not isinstance(value, str) or not value.strip():
+                raise k_at.error(f"{key}: a non-empty text")
+            if key == "engine" and value not in ENGINES:
+                raise k_at.error(f"engine: {value!r} is not one of {', '.join(ENGINES)}")
+            values[key] = value.strip()
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise k_at.error(f"{key}: a number")
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            raise k_at.error(f"{key}: {value} is not between {low:g} and {high:g}")
+        if isinstance(default, int) and not float(value).is_integer():
+            raise k_at.error(f"{key}: a whole number")
+        values[key] = type(default)(value)
+    settings = RecogniserSettings(**values)
+    if settings.reject_below > settings.ask_below:
+        raise (at / "reject_below").error(
+            f"reject_below ({settings.reject_below}) is above ask_below ({settings.ask_below})"
+        )
+    return settings
+
+
+def recogniser_settings(config: Config) -> RecogniserSettings:
+    """The settings in the configuration's ``sources/voice.yaml`` (defaults without one)."""
+    voice = config.sources.get("voice") or {}
+    at = At(config.source_path("voice"))
+    return load_recogniser_settings(
+        as_mapping(voice, at, "the file").get("recogniser"), at / "recogniser"
+    )

@@ -1,0 +1,66 @@
+"""Real speech for the recogniser's tests: espeak-ng renders, converted by sox.
+
+espeak-ng and pocketsphinx are real parts: a developer without them is told and
+skipped, CI (which `.ci/run` provisions) fails instead.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+
+import numpy as np
+import pytest
+
+from mnemolis.voice.stages import Audio, AudioFormat
+
+
+def require_voice() -> None:
+    from tests.conftest import IN_CI
+
+    missing = [p for p in ("espeak-ng", "sox") if not shutil.which(p)]
+    try:
+        import pocketsphinx  # noqa: F401
+    except ImportError:
+        missing.append("pocketsphinx (pip install mnemolis[voice])")
+    if missing:
+        if IN_CI:
+            pytest.fail(f"CI must run the voice tests, and these are missing: {missing}")
+        pytest.skip(f"needs {', '.join(missing)}")
+
+
+def speak(text: str, voice: str = "en-us", speed: int = 150, rate: int = 16000) -> Audio:
+    """``text`` said by espeak-ng, as 16-bit mono PCM at ``rate``."""
+    said = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(speed), "--stdout", text],
+        capture_output=True,
+        check=True,
+    )
+    converted = subprocess.run(
+        ["sox", "-q", "-t", "wav", "-", "-r", str(rate), "-c", "1", "-b", "16", "-t", "raw", "-"],
+        input=said.stdout,
+        capture_output=True,
+        check=True,
+    )
+    return Audio(converted.stdout, AudioFormat(rate, 2, 1))
+
+
+def noise(seconds: float, level: float = 3000.0, seed: int = 1) -> Audio:
+    rng = np.random.default_rng(seed)
+    samples = rng.normal(0.0, level, int(seconds * 16000))
+    return Audio(np.clip(samples, -32768, 32767).astype("<i2").tobytes())
+
+
+def scaled(audio: Audio, gain: float) -> Audio:
+    """Louder by ``gain``, clipped at full scale (a shouting or overdriven microphone)."""
+    pcm = np.frombuffer(audio.pcm, dtype="<i2").astype(np.float64) * gain
+    return Audio(np.clip(pcm, -32768, 32767).astype("<i2").tobytes(), audio.format)
+
+
+def write_wav(path: str, audio: Audio) -> None:
+    with wave.open(path, "wb") as w:
+        w.setnchannels(audio.format.channels)
+        w.setsampwidth(audio.format.width)
+        w.setframerate(audio.format.rate)
+        w.writeframes(audio.pcm)
