@@ -325,3 +325,46 @@ def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_ac
     assert "satellite fake0 (" in logged and "cut off: it sent" in logged
     assert "satellite fake1 (" in logged and "closed the connection" in logged
     assert "cannot use (rate 3, width 2, channels 1)" in logged
+
+
+def test_a_request_that_never_ends_is_cut_off_with_its_reason_spoken(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A satellite that woke itself and then streams speech without a pause, past
+    limits.max_request_s (2 s here): an error event says why, the reason is spoken back,
+    and nothing is done."""
+    serve_home.simulator.clear()
+    words = read_wav(sounds("turn off the light turn off the light"), 20).audio.pcm
+    words = words[16000:-16000]  # no pause: it never ends
+
+    async def ramble(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for event in chunk_events(words * 3):  # at real time, as a microphone
+            await async_write_event(event, writer)
+            await asyncio.sleep(1024 / 16000)
+
+    async def run() -> FakeSatellite:
+        rambler = await FakeSatellite(ramble, listens=True).start()
+        yaml = serve_yaml(("study", rambler.address, "bedroom", None))
+        voice = "limits:\n  max_request_s: 2\n"
+        async with in_process_daemon(
+            serve_home, yaml, monkeypatch, {"voice.yaml": voice}
+        ) as running:
+            await until(lambda: any(e.type == "audio-stop" for e in rambler.received))
+            assert running.asked == []
+        await rambler.stop()
+        return rambler
+
+    rambler = asyncio.run(run())
+    kinds = [e.type for e in rambler.received]
+    error = Error.from_event(rambler.received[kinds.index("error")])
+    assert error.code == "bad_audio:too_long"
+    assert "went on for longer than 2 s (limits.max_request_s), so it was cut there" in (
+        error.text or ""
+    )
+    spoken = b"".join(e.payload or b"" for e in rambler.received if e.type == "audio-chunk")
+    expected = asyncio.run(EspeakVoice(VoiceSettings().voice).synthesize(error.text or ""))
+    assert spoken == expected.pcm
+    assert serve_home.simulator.received() == []
