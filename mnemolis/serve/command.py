@@ -63,10 +63,12 @@ SERVE_HELP = """front-ends (each also switched on or off in sources/serve.yaml):
   --http HOST:PORT          HTTP JSON: POST /ask, GET /health, GET /intents, POST /reload,
                             GET /events (announcements, Server-Sent Events); the same on
                             a unix socket for `mnemolis ask` and `chat` (http.socket)
-  --wyoming tcp://HOST:PORT a Wyoming handle service (Home Assistant, wyoming-satellite)
+  --wyoming tcp://HOST:PORT Wyoming handle, asr and tts services (Home Assistant, Rhasspy)
   --mqtt-api                questions on mnemolis/ask, answers on mnemolis/answer
   --hermes                  Rhasspy: hermes/asr/textCaptured and hermes/nlu/query in,
                             hermes/tts/say out
+The wyoming-satellites listed under satellites: in sources/serve.yaml are driven
+too, each answered in its own area (docs/voice-network.md).
 Port 0 picks a free port; the ready line says which. Signals: SIGHUP reloads
 intents and sources, SIGTERM (or Ctrl-C) answers what is in flight and exits 0."""
 
