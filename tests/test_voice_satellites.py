@@ -20,6 +20,8 @@ from wyoming.audio import AudioStop
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
+from mnemolis.core.announce import Announcement
+from mnemolis.core.origin import Origin
 from mnemolis.serve.satellites import Satellites
 from mnemolis.voice import engines
 from mnemolis.voice.settings import VoiceSettings
@@ -368,3 +370,39 @@ def test_a_request_that_never_ends_is_cut_off_with_its_reason_spoken(
     expected = asyncio.run(EspeakVoice(VoiceSettings().voice).synthesize(error.text or ""))
     assert spoken == expected.pcm
     assert serve_home.simulator.received() == []
+
+
+def test_a_broadcast_is_said_on_every_satellite_and_an_area_announcement_on_its_own(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A broadcast from HTTP (whose requester has no /events stream open) is said on both
+    satellites; a timer set over HTTP for the kitchen rings on the kitchen's only."""
+    with (
+        satellite(tmp_path, "kitchen", [], area="kitchen") as kitchen,
+        satellite(tmp_path, "bedroom", [], area="bedroom") as bedroom,
+    ):
+
+        async def run() -> None:
+            yaml = serve_yaml(
+                ("kitchen", kitchen.address, None, None), ("bedroom", bedroom.address, None, None)
+            )
+            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
+                await talking(running, kitchen, bedroom)
+                everyone = Origin("http", "http:family", None, None)
+                running.daemon.announcer.announce(
+                    Announcement("Dinner is ready", "broadcast", "b-1", everyone)
+                )
+                await until(lambda: len(kitchen.answers()) >= 1 and len(bedroom.answers()) >= 1)
+                in_kitchen = Origin("http", "http:phone", "kitchen", None)
+                running.daemon.announcer.announce(
+                    Announcement("Your tea is ready", "timer", "t-1", in_kitchen)
+                )
+                await until(lambda: len(kitchen.answers()) >= 2)
+                await asyncio.sleep(1.0)  # time enough for a wrong one to arrive too
+
+        asyncio.run(run())
+        assert kitchen.answers() == spoken("Dinner is ready", "Your tea is ready")
+        assert bedroom.answers() == spoken("Dinner is ready")
