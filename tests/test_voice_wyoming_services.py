@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +224,32 @@ def test_a_broken_recogniser_is_an_error_event_not_a_closed_connection(
     got = with_daemon(serve_home, monkeypatch, talk)
     error = Error.from_event(next(e for e in got if e.type == "error"))
     assert error.code == "asr-failed" and "refused the connection" in (error.text or "")
+
+
+def test_after_a_reload_the_voice_follows_the_new_configuration(
+    serve_home: ServeHome, recogniser: GrammarRecogniser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engines are built again beside the running ones after a reload: the tts
+    service speaks at the new voice.speed once they are ready."""
+    text = "The kitchen light is off."
+    slow = asyncio.run(EspeakVoice(replace(VoiceSettings().voice, speed=110)).synthesize(text))
+
+    async def said(running: InProcess) -> bytes:
+        events = await exchange(running, Synthesize(text=text).event(), until="audio-stop")
+        return b"".join(AudioChunk.from_event(e).audio for e in events if e.type == "audio-chunk")
+
+    async def talk(running: InProcess) -> tuple[bytes, bytes]:
+        before = await said(running)
+        voice_yaml = Path(running.daemon.config_dir or "") / "sources" / "voice.yaml"
+        voice_yaml.write_text("voice:\n  speed: 110\n", encoding="utf-8")
+        assert (await running.daemon.reload()).ok
+        after = await said(running)
+        for _ in range(300):
+            if after == slow.pcm:
+                break
+            await asyncio.sleep(0.1)
+            after = await said(running)
+        return before, after
+
+    before, after = with_daemon(serve_home, monkeypatch, talk)
+    assert before != slow.pcm and after == slow.pcm

@@ -182,7 +182,7 @@ def front_ends(
     events = EventStreams()
     router = Router(daemon.announcer, events)
     chosen: list[FrontEnd] = []
-    voice = DaemonVoice(config)  # loaded on first need: a satellite, an asr or tts request
+    voice = DaemonVoice(daemon)  # loaded on first need: a satellite, an asr or tts request
     satellites = load_satellites(config)
     if satellites:
         driven = Satellites(daemon, satellites, voice, settings.limits, announce)

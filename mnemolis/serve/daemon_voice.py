@@ -2,8 +2,10 @@
 ``tts`` services and every satellite it drives.
 
 Loaded once, on first need (a daemon nobody talks to by voice never loads a
-recogniser), from the configuration the daemon started with. A recogniser that
-cannot be built is one sentence in the log, said once; each request in the
+recogniser), from the daemon's running configuration, and built again in the
+background after a reload (the recogniser is compiled from the intents and the
+home's names; the old engines answer until the new ones are ready). A recogniser
+that cannot be built is one sentence in the log, said once; each request in the
 next minute gets that sentence at once instead of another attempt.
 """
 
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from mnemolis.core.state_dir import state_dir
 
 if TYPE_CHECKING:
-    from mnemolis.config import Config
+    from mnemolis.serve.daemon import Daemon
     from mnemolis.voice.engines import VoiceKit
 
 log = logging.getLogger(__name__)
@@ -37,9 +39,11 @@ def voice_installed() -> bool:
 class DaemonVoice:
     """The shared `VoiceKit`, built on the first `kit` call."""
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
         self._kit: VoiceKit | None = None
+        self._built_for = 0  # the daemon's generation the kit was built from
+        self._rebuild: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._failed: tuple[str, float] | None = None  # the sentence, and when
 
@@ -55,14 +59,17 @@ class DaemonVoice:
 
         async with self._lock:
             if self._kit is not None:
+                self._follow_reloads()
                 return self._kit
             if self._failed is not None and time.monotonic() - self._failed[1] < RETRY_S:
                 raise StageError(self._failed[0])
             if not voice_installed():
                 raise StageError("the voice extra is not installed: pip install 'mnemolis[voice]'")
             started = time.perf_counter()
+            generation = self.daemon.generation
             try:
-                self._kit = await load_kit(self.config, state_dir())
+                self._kit = await load_kit(generation.config, state_dir())
+                self._built_for = generation.number
             except (StageError, ConfigError) as exc:
                 self._failed = (str(exc), time.monotonic())
                 log.error("voice: the engines could not be loaded: %s", exc)
@@ -75,3 +82,25 @@ class DaemonVoice:
                 (time.perf_counter() - started) * 1000,
             )
             return kit
+
+    def _follow_reloads(self) -> None:
+        """After a reload, build the engines again beside the running ones."""
+        number = self.daemon.generation.number
+        if number != self._built_for and self._rebuild is None:
+            self._rebuild = asyncio.create_task(self._rebuilt(number), name="voice rebuild")
+
+    async def _rebuilt(self, number: int) -> None:
+        from mnemolis.config import ConfigError
+        from mnemolis.voice.engines import load_kit
+        from mnemolis.voice.stages import StageError
+
+        try:
+            kit = await load_kit(self.daemon.generation.config, state_dir())
+        except (StageError, ConfigError) as exc:
+            log.error("voice: not rebuilt after the reload, the running engines go on: %s", exc)
+        else:
+            self._kit = kit
+            log.info("voice: rebuilt for configuration generation %d", number)
+        finally:
+            self._built_for = number
+            self._rebuild = None
