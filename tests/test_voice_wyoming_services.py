@@ -253,3 +253,26 @@ def test_after_a_reload_the_voice_follows_the_new_configuration(
 
     before, after = with_daemon(serve_home, monkeypatch, talk)
     assert before != slow.pcm and after == slow.pcm
+
+
+def test_the_daemons_recogniser_is_built_over_its_running_home(
+    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The recogniser is handed the daemon's device registry (discovered devices too),
+    so it learns the names of the home as it runs, not only those of the YAML."""
+    built: list[tuple[Any, ...]] = []
+
+    def load(*args: Any) -> GrammarRecogniser:
+        built.append(args)
+        return GrammarRecogniser(SENTENCES)
+
+    monkeypatch.setattr(engines, "load_recogniser", load)
+    said = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
+
+    async def talk(running: InProcess) -> tuple[Any, str]:
+        got = await exchange(running, *speech(said), until="transcript")
+        return running.daemon.assistant.registry, Transcript.from_event(got[-1]).text
+
+    registry, heard = with_daemon(serve_home, monkeypatch, talk)
+    assert heard == "turn off the kitchen light"
+    assert len(built) == 1 and built[0][3] is registry

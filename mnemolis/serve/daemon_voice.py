@@ -68,7 +68,8 @@ class DaemonVoice:
             started = time.perf_counter()
             generation = self.daemon.generation
             try:
-                self._kit = await load_kit(generation.config, state_dir())
+                registry = generation.assistant.registry  # discovered devices' names too
+                self._kit = await load_kit(generation.config, state_dir(), registry)
                 self._built_for = generation.number
             except (StageError, ConfigError) as exc:
                 self._failed = (str(exc), time.monotonic())
@@ -95,7 +96,8 @@ class DaemonVoice:
         from mnemolis.voice.stages import StageError
 
         try:
-            kit = await load_kit(self.daemon.generation.config, state_dir())
+            generation = self.daemon.generation
+            kit = await load_kit(generation.config, state_dir(), generation.assistant.registry)
         except (StageError, ConfigError) as exc:
             log.error("voice: not rebuilt after the reload, the running engines go on: %s", exc)
         else:

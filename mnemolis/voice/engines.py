@@ -28,8 +28,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def load_recogniser(config: Config, settings: VoiceSettings, state_dir: Path) -> Recogniser:
-    """The configured recogniser (`mnemolis.voice.recognise`), compiled from ``config``."""
+def load_recogniser(
+    config: Config, settings: VoiceSettings, state_dir: Path, registry: object | None = None
+) -> Recogniser:
+    """The configured recogniser (`mnemolis.voice.recognise`), compiled from ``config``;
+    ``registry``: the running home's devices (discovered ones too), which it follows."""
     try:
         module = importlib.import_module("mnemolis.voice.recognise")
     except ImportError as exc:
@@ -39,19 +42,23 @@ def load_recogniser(config: Config, settings: VoiceSettings, state_dir: Path) ->
     create = getattr(module, "create_recogniser", None)
     if create is None:
         raise StageError("mnemolis.voice.recognise has no create_recogniser")
-    recogniser: Recogniser = create(config, settings, state_dir)
+    if registry is None:
+        recogniser: Recogniser = create(config, settings, state_dir)
+    else:
+        recogniser = create(config, settings, state_dir, registry)
     return recogniser
 
 
-async def load_kit(config: Config, state_dir: Path) -> VoiceKit:
+async def load_kit(config: Config, state_dir: Path, registry: object | None = None) -> VoiceKit:
     """The kit of `sources/voice.yaml`, its recogniser built (in a thread) and ready, the
     Wyoming engines it names in front of the embedded ones; `StageError` with a sentence
-    when there is no recogniser at all (`ConfigError` for a wrong file)."""
+    when there is no recogniser at all (`ConfigError` for a wrong file). ``registry``: the
+    daemon's devices, discovered ones included, for the recogniser to learn their names."""
     settings = load_voice_settings(config)
     remote = settings.wyoming
     embedded: Recogniser | None = None
     try:
-        embedded = await _embedded_recogniser(config, settings, state_dir)
+        embedded = await _embedded_recogniser(config, settings, state_dir, registry)
     except StageError as exc:
         if remote.asr is None:
             raise
@@ -77,9 +84,13 @@ async def load_kit(config: Config, state_dir: Path) -> VoiceKit:
 
 
 async def _embedded_recogniser(
-    config: Config, settings: VoiceSettings, state_dir: Path
+    config: Config, settings: VoiceSettings, state_dir: Path, registry: object | None
 ) -> Recogniser:
-    recogniser = await asyncio.to_thread(load_recogniser, config, settings, state_dir)
+    load = load_recogniser
+    if registry is None:
+        recogniser = await asyncio.to_thread(load, config, settings, state_dir)
+    else:
+        recogniser = await asyncio.to_thread(load, config, settings, state_dir, registry)
     ready = getattr(recogniser, "ready", None)
     if ready is not None:  # a recogniser that compiles its model in the background
         try:
