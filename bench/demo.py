@@ -35,7 +35,7 @@ from bench.mqtt import Row, percentiles  # the same table as the MQTT source's b
 from mnemolis.config import Config, load_config
 from mnemolis.demo.home import DemoHome
 from mnemolis.mqtt_connection.link import no_delay
-from mnemolis.runtime.assistant import Assistant, default_sources
+from mnemolis.runtime.assistant import Assistant
 from mnemolis.understand import registry_from_config
 
 
@@ -180,10 +180,9 @@ ANSWERED = [
 
 async def answers(config: Config, home: DemoHome, asks: int) -> list[Row]:
     registry = registry_from_config(config)
-    sources = default_sources(config, registry, home.environment.variables())
     rows = []
     async with Assistant.running(
-        config, sources=sources, registry=registry, one_shot=True
+        config, environ=home.environment.variables(), registry=registry, one_shot=True
     ) as assistant:
         for what, texts in ANSWERED:
             samples = []

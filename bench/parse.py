@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemolis.config import load_config  # noqa: E402
+from mnemolis.evaluation.external import where_to_get  # noqa: E402
 from mnemolis.understand import Understander  # noqa: E402
 
 DEFAULT_HWU64 = ROOT.parent / "shared" / "data" / "hwu64.jsonl"
@@ -101,6 +102,8 @@ def main() -> int:
     if args.hwu64.exists():
         with args.hwu64.open() as f:
             sets["HWU64 texts"] = [json.loads(line)["text"] for line in f if line.strip()]
+    else:
+        print(f"no HWU64 at {args.hwu64}, skipped: {where_to_get(args.hwu64)}", file=sys.stderr)
 
     rows = []
     for name, texts in sets.items():

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemolis.config import load_config  # noqa: E402
+from mnemolis.evaluation.external import where_to_get  # noqa: E402
 from mnemolis.understand import Understander  # noqa: E402
 
 DEFAULT_HWU64 = ROOT.parent / "shared" / "data" / "hwu64.jsonl"
@@ -32,6 +33,8 @@ def main() -> None:
     parser.add_argument("--hwu64", type=Path, default=DEFAULT_HWU64)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    if not args.hwu64.is_file():
+        sys.exit(f"no HWU64 at {args.hwu64}: {where_to_get(args.hwu64)}")
     lines = args.hwu64.read_text(encoding="utf-8").splitlines()
     texts = [json.loads(line)["text"] for line in lines if line.strip()]
     understander = Understander(load_config())

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 from mnemolis.config import load_config  # noqa: E402
 from mnemolis.evaluation.discovered import home_registry  # noqa: E402
 from mnemolis.evaluation.entities import entity_ids  # noqa: E402
+from mnemolis.evaluation.external import where_to_get  # noqa: E402
 from mnemolis.understand import Understander  # noqa: E402
 
 DEFAULT_HWU64 = ROOT.parent / "shared" / "data" / "hwu64.jsonl"
@@ -60,7 +61,7 @@ def main() -> int:
     if hwu64.is_file():
         result.update(snapshot(default, [hwu64]))
     else:
-        print(f"no HWU64 at {hwu64}: skipped", file=sys.stderr)
+        print(f"no HWU64 at {hwu64}, skipped: {where_to_get(hwu64)}", file=sys.stderr)
     big = load_config(ROOT / "tests" / "data" / "big_home")
     registry, _ = home_registry(big, None)
     big_home = Understander(big, registry)

@@ -302,10 +302,13 @@ def demo_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def running_demo(
-    config: Config, cache: Path, now: Callable[[], datetime] | None = None
+    config: Config, cache: Path, now: Callable[[], datetime] | None = None, music: bool = False
 ) -> DemoHome:
-    home = DemoHome(config, cache, now=now) if now is not None else DemoHome(config, cache)
-    return home.start()
+    """A started demo home (without its music player unless asked for: most tests need
+    none, and mpd takes a moment to index)."""
+    if now is not None:
+        return DemoHome(config, cache, now=now, music=music).start()
+    return DemoHome(config, cache, music=music).start()
 
 
 @pytest.fixture

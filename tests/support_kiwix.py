@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import dataclasses
 import http.server
-import shutil
 import socket
 import subprocess
 import threading
@@ -31,6 +30,7 @@ from mnemolis.core.plan import Part
 from mnemolis.demo.zim import ZimArticle, ZimBook, ZimOption, write_zim
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.kiwix.source import KiwixSource
+from tests.tools import require
 
 KIWIX_SERVE = "kiwix-serve"
 
@@ -178,17 +178,7 @@ def free_port() -> int:
 
 def kiwix_serve_binary() -> str:
     """The kiwix-serve binary, or a skip (a failure under CI)."""
-    found = shutil.which(KIWIX_SERVE) or (
-        "/usr/bin/kiwix-serve" if Path("/usr/bin/kiwix-serve").exists() else None
-    )
-    if found is None:
-        from tests.conftest import IN_CI  # here, so bench/kiwix.py does not load spaCy
-
-        message = "kiwix-serve is not installed (apt-get install kiwix-tools)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return require(KIWIX_SERVE)
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 10.0) -> None:

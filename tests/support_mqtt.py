@@ -25,22 +25,17 @@ from mnemolis.config import Config
 from mnemolis.config.intents import IntentSpec
 from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.core.plan import Part
-from mnemolis.demo.mosquitto import Mosquitto, find_mosquitto, free_port
+from mnemolis.demo.mosquitto import Mosquitto, free_port
 from mnemolis.demo.simulator import Announce, Simulator, zigbee2mqtt_device
 from mnemolis.sources.base import PartAnswer, Request
 from mnemolis.sources.mqtt.settings import MqttSettings, Timeouts, load_mqtt_settings
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import registry_from_config
-from tests.conftest import IN_CI
+from tests.tools import require
 
 
 def require_mosquitto() -> str:
-    binary = find_mosquitto()
-    if binary is None:
-        if IN_CI:
-            pytest.fail("mosquitto is not installed, and CI must run the MQTT tests")
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
-    return binary
+    return require("mosquitto")
 
 
 @pytest.fixture

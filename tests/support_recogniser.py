@@ -6,7 +6,6 @@ skipped, CI (which `.ci/run` provisions) fails instead.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import wave
 
@@ -14,20 +13,21 @@ import numpy as np
 import pytest
 
 from mnemolis.voice.stages import Audio, AudioFormat
+from tests.tools import require
 
 
 def require_voice() -> None:
     from tests.conftest import IN_CI
 
-    missing = [p for p in ("espeak-ng", "sox") if not shutil.which(p)]
+    for program in ("espeak-ng", "sox"):
+        require(program)  # `tests/tools.py`: a skip counted at the end, a failure under CI
     try:
         import pocketsphinx  # noqa: F401
     except ImportError:
-        missing.append("pocketsphinx (pip install mnemolis[voice])")
-    if missing:
+        message = "pocketsphinx is not installed (pip install -e '.[voice]')"
         if IN_CI:
-            pytest.fail(f"CI must run the voice tests, and these are missing: {missing}")
-        pytest.skip(f"needs {', '.join(missing)}")
+            pytest.fail(f"CI must run the voice tests: {message}")
+        pytest.skip(message)
 
 
 def speak(text: str, voice: str = "en-us", speed: int = 150, rate: int = 16000) -> Audio:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
-from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.announce import Announcement, Announcer, TimerNotice
 from mnemolis.sources.base import Source
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.sources.timers.source import TimersSource
@@ -19,21 +19,38 @@ from tests.support_assistant import House, World
 
 @dataclass
 class Heard:
-    """Every announcement, with the wall-clock second it arrived."""
+    """Every announcement and every timer notice, with the wall-clock second each
+    arrived, in the order they came (`listen` subscribes it to both)."""
 
-    said: list[tuple[float, Announcement]] = field(default_factory=list)
+    said: list[tuple[float, Announcement | TimerNotice]] = field(default_factory=list)
 
     def __call__(self, announcement: Announcement) -> None:
         self.said.append((time.time(), announcement))
 
+    def notice(self, notice: TimerNotice) -> None:
+        self.said.append((time.time(), notice))
+
+    def listen(self, announcer: Announcer) -> Heard:
+        announcer.subscribe(self)
+        announcer.subscribe_notices(self.notice)
+        return self
+
     def spoken(self) -> list[Announcement]:
-        return [a for _t, a in self.said if a.spoken]
+        return [a for _t, a in self.said if isinstance(a, Announcement)]
+
+    def events(self) -> list[str]:
+        """What each timer notice told, and "finished" for a timer that rang."""
+        return [
+            a.event if isinstance(a, TimerNotice) else "finished"
+            for _t, a in self.said
+            if a.kind == "timer"
+        ]
 
     async def next(self, timeout_s: float = 5.0, after: int = 0) -> tuple[float, Announcement]:
         """The first spoken announcement after the first ``after`` of them."""
         deadline = time.monotonic() + timeout_s
         while True:
-            spoken = [(t, a) for t, a in self.said if a.spoken]
+            spoken = [(t, a) for t, a in self.said if isinstance(a, Announcement)]
             if len(spoken) > after:
                 return spoken[after]
             assert time.monotonic() < deadline, f"nothing was said in {timeout_s} s"
@@ -60,8 +77,7 @@ def play(world: World, scenario: Any, built: list[TimersSource] | None = None) -
     every announcement."""
 
     async def with_ear(house: House) -> None:
-        heard = Heard()
-        house.assistant.announcer.subscribe(heard)
+        heard = Heard().listen(house.assistant.announcer)
         await scenario(house, heard)
 
     world.run(with_ear, more=with_timers(world.config, world.folder / "state", built))

@@ -2,23 +2,20 @@
 sox changes their rate and channels, pocketsphinx hears them.
 
 Under CI (``CI=true``) a missing espeak-ng or sox fails the test instead of
-skipping it: CI installs both (`.ci/run`).
+skipping it (`tests/tools.py`, whose table `make test` installs).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from mnemolis.core.heard import Heard
 from mnemolis.voice.stages import Audio, StageError
+from tests.tools import require
 
 #: The wake word fires on espeak-ng's en-us voice at 130 to 190 words a minute
 #: (probabilities 0.89-0.95 against the model's cut-off of 0.85); its female
@@ -27,14 +24,9 @@ WAKE_VOICE = "en-us"
 
 
 def need(program: str) -> str:
-    """The program's path; skipped where it is missing, except under CI (a failure there)."""
-    found = shutil.which(program)
-    if found is None:
-        message = f"{program} is not installed (apt-get install {program})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    """The program's path; skipped where it is missing, except under CI (a failure
+    there): a row of `tests/tools.py`."""
+    return require(program)
 
 
 def render(

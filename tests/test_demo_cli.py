@@ -32,7 +32,6 @@ def broker_threads() -> list[str]:
         ("turn on the kitchen light", 0, "Done: the kitchen light is on."),
         ("is the back door locked", 0, "Yes, the back door is locked."),
         ("who was ada lovelace", 0, "Ada Lovelace was an English mathematician"),
-        ("play some jazz", 4, "I can't play music: no music player is set up"),
         ("unlock the front door", 5, "Do you want me to unlock the front door?"),
     ],
 )

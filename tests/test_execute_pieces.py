@@ -56,8 +56,8 @@ SPOKEN = [
             "Ada was a mathematician. She wrote notes. She died young.",
             "done: the porch light is on",
         ],
-        70,
-        "Ada was a mathematician. She wrote notes. Done: the porch light is on.",
+        70,  # "she died young" left out, and said to be
+        "Ada was a mathematician. Done: the porch light is on. There is more.",
     ),
     (
         [
@@ -65,8 +65,8 @@ SPOKEN = [
             "It's 10:00.",
             "Tomorrow: rain all day long.",
         ],
-        40,
-        "Ada was a mathematician. It's 10:00. There is more.",
+        40,  # the note counts too: the reply stays within the limit
+        "Ada was a mathematician. There is more.",
     ),
 ]
 

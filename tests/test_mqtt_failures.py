@@ -18,6 +18,7 @@ from tests.support_mqtt import (
     broker,
     eventually,
     part_for,
+    require_mosquitto,
     running_home,
     settings_for,
     with_device,
@@ -139,7 +140,7 @@ def test_a_command_fails_at_once_when_the_broker_cannot_be_back_in_time(config: 
 
 
 def test_refused_credentials_are_said_clearly(config: Config) -> None:
-    with Mosquitto(extra_config="allow_anonymous false") as locked:
+    with Mosquitto(require_mosquitto(), extra_config="allow_anonymous false") as locked:
 
         async def scenario() -> None:
             settings = settings_for(config, locked, confirm_s=0.2, username="me", password="wrong")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,25 +18,14 @@ from mnemolis.sources.base import Request, Source, Status
 from mnemolis.sources.mqtt.settings import load_mqtt_settings
 from mnemolis.sources.mqtt.source import MqttSource
 from mnemolis.understand import registry_from_config
-from tests.conftest import IN_CI
 from tests.support_mqtt import part_for, require_mosquitto
+from tests.tools import require
 
 
 def with_mqtt(config: Config, section: str, **values: Any) -> Config:
     sources = copy.deepcopy(config.sources)
     sources["mqtt"].setdefault(section, {}).update(values)
     return dataclasses.replace(config, sources=sources)
-
-
-def require(tool: str) -> str:
-    found = shutil.which(tool) or (
-        f"/usr/bin/{tool}" if Path(f"/usr/bin/{tool}").exists() else None
-    )
-    if found is None:
-        if IN_CI:
-            pytest.fail(f"{tool} is not installed, and CI must run this test")
-        pytest.skip(f"{tool} is not installed")
-    return found
 
 
 @pytest.mark.parametrize(
@@ -141,12 +129,13 @@ def ask_front_door(
 
 
 def test_credentials_from_the_url(config: Config, tmp_path: Path) -> None:
-    require_mosquitto()
+    mosquitto = require_mosquitto()
     passwd = require("mosquitto_passwd")
     password_file = tmp_path / "passwords"
     subprocess.run([passwd, "-b", "-c", str(password_file), "mnemolis", "s3cr@t"], check=True)
     password_file.chmod(0o600)
-    with Mosquitto(extra_config=f"allow_anonymous false\npassword_file {password_file}") as broker:
+    locked = f"allow_anonymous false\npassword_file {password_file}"
+    with Mosquitto(mosquitto, extra_config=locked) as broker:
         report, answer = ask_front_door(
             config, f"mqtt://mnemolis:s3cr%40t@{broker.host}:{broker.port}"
         )
@@ -158,7 +147,7 @@ def test_credentials_from_the_url(config: Config, tmp_path: Path) -> None:
 
 
 def test_tls_with_a_private_ca(config: Config, tmp_path: Path) -> None:
-    require_mosquitto()
+    mosquitto = require_mosquitto()
     openssl = require("openssl")
 
     def run(*args: str) -> None:
@@ -217,7 +206,7 @@ def test_tls_with_a_private_ca(config: Config, tmp_path: Path) -> None:
             ("keyfile", "server.key"),
         )
     )
-    with Mosquitto(extra_config=tls_config) as broker:
+    with Mosquitto(mosquitto, extra_config=tls_config) as broker:
         url = f"mqtts://{broker.host}:{broker.port}"
         report, _ = ask_front_door(config, url, TlsSettings(ca_certs=str(tmp_path / "ca.crt")))
         assert report.connected

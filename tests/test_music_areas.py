@@ -30,6 +30,7 @@ from tests.support_mpd import (
     fixture_player,
     mpd_state,
     require_mpd,
+    reset,
     source_for,
     with_players,
 )
@@ -48,7 +49,7 @@ def kitchen_server(music_library: tuple[Path, Path]) -> Iterator[Mpd]:
 
 @pytest.fixture
 def kitchen(kitchen_server: Mpd) -> Mpd:
-    kitchen_server.reset()
+    reset(kitchen_server)
     return kitchen_server
 
 

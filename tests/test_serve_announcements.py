@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.core.origin import Origin
 from mnemolis.serve.wyoming_events import event_bytes
 from tests.support_kiwix import fixture_test_zims
@@ -140,8 +140,8 @@ def test_announcements_go_back_the_way_the_request_came(
                     found["sse"] = await read_sse(mine)
                     found["sse_all"] = await read_sse(every)
                     found["sse_only"] = await on_thread(nothing_more, client)
-                    lifecycle = announcement("", web, "timer", event="started", total_seconds=60)
-                    announcer.announce(lifecycle)
+                    started = TimerNotice("started", "t-60", web, data={"total_seconds": 60})
+                    announcer.notify(started)
                     found["lifecycle"] = await read_sse(every)
                 # nobody listens for this one: it is said in its area instead
                 gone = Origin("cli", "cli:abc", "kitchen")
@@ -210,10 +210,10 @@ def test_a_satellite_hears_its_timers_and_a_reload_loses_no_announcement(
                     await satellite.send("transcript", text="what time is it", context=context)
                     await satellite.receive()
                     origin = running.asked[-1][1]
-                    started = announcement(
-                        "", origin, "timer", event="started", total_seconds=90, name="tea"
+                    started = TimerNotice(
+                        "started", "t-tea", origin, data={"total_seconds": 90, "name": "tea"}
                     )
-                    announcer.announce(started)
+                    announcer.notify(started)
                     found["started"] = await satellite.receive()
                     announcer.announce(announcement("Your tea timer is done.", origin, "timer"))
                     found["finished"] = await satellite.receive()

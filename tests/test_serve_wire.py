@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.serve.client import (
     daemon_socket,
     expectation,
@@ -250,8 +250,12 @@ def test_an_event_with_a_lone_surrogate_is_still_written() -> None:
     assert strict(data) == {"text": "ok", "context": {"conversation_id": "\ufffd"}}
 
 
-def timer(event: str | None, **data: Any) -> Announcement:
-    return Announcement("", "timer", "t1", data={"event": event, **data} if event else data)
+def timer(event: str | None, **data: Any) -> Announcement | TimerNotice:
+    """A timer's notice, or (``finished``, None) the timer ringing."""
+    if event in (None, "finished"):
+        return Announcement("Your timer is done", "timer", "t1", data=data)
+    assert event is not None
+    return TimerNotice(event, "t1", data=data)
 
 
 @pytest.mark.parametrize(
@@ -287,7 +291,7 @@ def timer(event: str | None, **data: Any) -> Announcement:
     ],
 )
 def test_timer_announcements_as_wyoming_timer_events(
-    announcement: Announcement, wire: tuple[str, dict[str, Any]] | None
+    announcement: Announcement | TimerNotice, wire: tuple[str, dict[str, Any]] | None
 ) -> None:
     event = timer_event(announcement)
     assert (None if event is None else (event.type, event.data)) == wire

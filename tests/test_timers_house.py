@@ -110,8 +110,7 @@ def test_a_timer_and_an_action_in_one_request(world: World) -> None:
         assert house.commands("kitchen light") == ['{"state": "ON"}']
         _at, said = await heard.next(timeout_s=5)
         assert (said.kind, said.text) == ("timer", "Your 1 second timer is done")
-        events = [a.data.get("event") for _t, a in heard.said if a.kind == "timer"]
-        assert events == ["started", "finished"]
+        assert heard.events() == ["started", "finished"]
 
     play(world, scenario)
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config
-from mnemolis.core.announce import Announcer
+from mnemolis.core.announce import Announcer, TimerNotice
 from mnemolis.core.origin import Origin
 from mnemolis.core.plan import Part
 from mnemolis.sources.base import PartAnswer, Request, Status
@@ -55,7 +55,7 @@ def source(
     announcer = Announcer()
     heard = Heard()
     if listen:
-        announcer.subscribe(heard)
+        heard.listen(announcer)
     timers = TimersSource(
         config, registry_from_config(config), folder, announcer, one_shot=one_shot, now=now
     )
@@ -348,7 +348,7 @@ def test_which_timer_a_request_means(
         )
         none = await ask(timers, understander, "cancel the pasta timer")
         assert none.text == "You have no timers called pasta"
-        events = [a.data["event"] for _t, a in heard.said]
+        events = heard.events()
         assert events[:3] == ["started", "started", "started"]
         assert events.count("cancelled") == 3 and events.count("updated") == 2
         assert heard.spoken() == []
@@ -367,17 +367,18 @@ def test_lifecycle_notices_carry_wyoming_s_timer_fields(
         await timers.start()
         await ask(timers, understander, "set a timer for an hour and a half called bread")
         await ask(timers, understander, "pause the bread timer")
-        started, updated = (a.data for _t, a in heard.said)
-        assert started == {
-            "event": "started",
+        started, updated = (a for _t, a in heard.said)
+        assert isinstance(started, TimerNotice) and isinstance(updated, TimerNotice)
+        assert (started.event, updated.event) == ("started", "updated")
+        assert started.data == {
             "total_seconds": 5400,
             "name": "bread",
             "start_hours": 1,
             "start_minutes": 30,
             "start_seconds": 0,
         }
-        assert updated["event"] == "updated" and updated["is_active"] is False
-        assert 5398 <= updated["total_seconds"] <= 5400
+        assert updated.data["is_active"] is False
+        assert 5398 <= updated.data["total_seconds"] <= 5400
         await timers.close()
 
     run(scenario)

@@ -58,8 +58,6 @@ def announcements(interactive: bool, as_json: bool) -> Callable[[Announcement], 
     terminal, above the line being typed, which is then shown again as it was."""
 
     def show(announcement: Announcement) -> None:
-        if not announcement.spoken:
-            return
         said = json.dumps(announcement.to_dict(), ensure_ascii=False) if as_json else None
         said = said or announcement.text
         if interactive:

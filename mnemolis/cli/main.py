@@ -11,31 +11,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import sys
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnemolis.cli import plans
 from mnemolis.cli.exits import (
     ASK_EXIT_HELP,
     EXIT_CONFIG,
     EXIT_FAILED,
+    EXIT_NOT_UNDERSTOOD,
     EXIT_OK,
     OUTCOME_EXIT,
 )
 from mnemolis.cli.listen import add_listen_parser, add_voice_options
-from mnemolis.core.config_dir import bundled_config_dir
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.cli.doctor import Finding
     from mnemolis.config import Config
-    from mnemolis.core.plan import Part, Plan
     from mnemolis.demo.home import DemoHome
     from mnemolis.runtime.answer import Answer
-    from mnemolis.understand import Understander
 
 LOCAL_HELP = (
     "answer in this process, even when a `mnemolis serve` is running (by default the "
@@ -48,106 +45,10 @@ ROOM_HELP = (
 
 
 
-def _queries(args: argparse.Namespace) -> Iterator[str]:
-    if args.queries:
-        yield from args.queries
-        return
-    for line in sys.stdin:
-        line = line.rstrip("\n")
-        if line.strip():
-            yield line
-
-
 def _load(args: argparse.Namespace) -> Config:
     from mnemolis.config import load_config
 
     return load_config(args.config)
-
-
-def _understander(args: argparse.Namespace) -> Understander:
-    """Understanding over the home `eval` sees: the YAML devices and, when the config
-    directory has one, its ``discovery.jsonl`` (the devices firmware announced)."""
-    from mnemolis.evaluation.discovered import home_registry
-    from mnemolis.understand import Understander
-
-    config = _load(args)
-    registry, _loaded = home_registry(config, None)
-    return Understander(config, registry)
-
-
-def cmd_parse(args: argparse.Namespace) -> int:
-    from mnemolis.understand import Context
-
-    understander = _understander(args)
-    context = Context() if args.conversation else None
-    for query in _queries(args):
-        plan = understander.understand(query, context)
-        if context is not None:
-            context.remember(plan)
-        out = plan.to_dict()
-        print(json.dumps(out, ensure_ascii=False), flush=True)
-    return EXIT_OK
-
-
-def _format_part(part: Part, indent: str) -> list[str]:
-    lines = [
-        f"{indent}{part.text!r} -> {part.intent or 'out of scope'}"
-        + (f" [{part.source}]" if part.source else "")
-        + f" confidence {part.confidence:.2f}"
-    ]
-    if part.slots:
-        lines.append(f"{indent}  slots: " + json.dumps(part.slots, ensure_ascii=False))
-    if part.provenance:
-        lines.append(f"{indent}  provenance: " + json.dumps(part.provenance, ensure_ascii=False))
-    return lines
-
-
-def format_plan(plan: Plan) -> list[str]:
-    from mnemolis.core.plan import Conditional
-
-    lines = []
-    for n, step in enumerate(plan.steps, 1):
-        if isinstance(step, Conditional):
-            neg = "not " if step.negate else ""
-            lines.append(f"{n}. {step.trigger.upper()} {neg}(condition):")
-            lines += _format_part(step.condition, "     ")
-            lines.append("   THEN:")
-            for p in step.then:
-                lines += _format_part(p, "     ")
-            if step.otherwise:
-                lines.append("   ELSE:")
-                for p in step.otherwise:
-                    lines += _format_part(p, "     ")
-        else:
-            lines += [f"{n}. " + _format_part(step, "")[0], *_format_part(step, "   ")[1:]]
-    if plan.clarify:
-        lines.append(f"clarify: {plan.clarify}")
-    for note in plan.notes:
-        lines.append(f"note: {note}")
-    return lines
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    from mnemolis.understand import Context, Trace
-
-    t0 = time.perf_counter()
-    understander = _understander(args)
-    startup = (time.perf_counter() - t0) * 1000
-    context = Context()
-    for query in _queries(args):
-        trace = Trace()
-        plan = understander.understand(query, context, trace)
-        context.remember(plan)
-        print(f"query: {query!r}")
-        for stage in trace.stages:
-            print(f"[{stage.name}] {stage.ms:.3f} ms")
-            for line in stage.lines:
-                print(f"  {line}")
-        print("[plan]")
-        for line in format_plan(plan):
-            print(f"  {line}")
-        print(f"total {trace.total_ms:.3f} ms (start-up {startup:.0f} ms)\n")
-    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -199,13 +100,21 @@ def _room(args: argparse.Namespace) -> str | None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from mnemolis.cli.newcomer import say_note, shipped_home_note
     from mnemolis.serve.cli_client import ask_through_daemon
 
     text = " ".join(args.query)
+    if not text.strip():
+        print(
+            "mnemolis: nothing to ask: say it after ask (mnemolis ask what time is it)",
+            file=sys.stderr,
+        )
+        return EXIT_NOT_UNDERSTOOD
     through_daemon = ask_through_daemon(args, text)
     if through_daemon is not None:
         return through_daemon
     config = _load(args)
+    say_note(shipped_home_note(args, config))
     _quiet_logs()
     answer = asyncio.run(_ask_once(config, text, _room(args)))
     _print_answer(answer, args.json)
@@ -222,49 +131,58 @@ async def _chat(config: Config, as_json: bool, room: str | None) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from mnemolis.cli.chat import turns
+    from mnemolis.cli.newcomer import say_note, shipped_home_note
     from mnemolis.serve.cli_client import chat_through_daemon
 
     through_daemon = chat_through_daemon(args, turns)
     if through_daemon is not None:
         return through_daemon
     config = _load(args)
+    say_note(shipped_home_note(args, config))
     _quiet_logs()
     return asyncio.run(_chat(config, args.json, _room(args)))
 
 
-async def _doctor(config: Config) -> list[Finding]:
+async def _doctor(config: Config, environ: dict[str, str] | None = None) -> list[Finding]:
     from mnemolis.cli.doctor import diagnose
     from mnemolis.runtime.assistant import Assistant
 
-    async with Assistant.running(config, one_shot=True, extras=source_extras()) as assistant:
+    async with Assistant.running(
+        config, one_shot=True, extras=source_extras(), environ=environ
+    ) as assistant:
         findings = await diagnose(assistant)
     from mnemolis.voice.doctor import voice_findings
 
     return findings + await voice_findings(config)
 
 
-def cmd_doctor(args: argparse.Namespace) -> int:
-    config = _load(args)
-    _quiet_logs()
+def _print_findings(findings: list[Finding]) -> int:
     from mnemolis.cli.doctor import Level, format_findings
 
-    findings = asyncio.run(_doctor(config))
     for line in format_findings(findings):
         print(line)
     return EXIT_FAILED if any(f.level is Level.BROKEN for f in findings) else EXIT_OK
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from mnemolis.cli.newcomer import say_note, shipped_home_note
+
+    config = _load(args)
+    say_note(shipped_home_note(args, config))
+    _quiet_logs()
+    return _print_findings(asyncio.run(_doctor(config)))
+
+
 async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int:
     from mnemolis.demo.home import intro
-    from mnemolis.runtime.assistant import Assistant, default_sources
-    from mnemolis.sources.base import ANSWERS_ONCE
-    from mnemolis.understand import registry_from_config
+    from mnemolis.runtime.assistant import Assistant
 
-    registry = registry_from_config(config)
-    extras = {**source_extras(), ANSWERS_ONCE: args.ask is not None or bool(args.wav)}
-    sources = default_sources(config, registry, home.environment.variables(), extras)
     async with Assistant.running(
-        config, sources=sources, registry=registry, one_shot=True
+        config,
+        environ=home.environment.variables(),
+        extras=source_extras(),
+        answers_once=args.ask is not None or bool(args.wav),
+        one_shot=True,
     ) as assistant:
         if args.wav or args.voice:
             from mnemolis.cli.listen import run_voice
@@ -285,10 +203,14 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default home, then a chat with it (or one answer with --ask)."""
+    from mnemolis.cli.newcomer import PURE_VERBS, demo_config_dir, run_demo_verb
     from mnemolis.config import load_config
     from mnemolis.demo.home import DemoHome
 
-    config = load_config(args.config or bundled_config_dir())
+    verb = next((v for v in PURE_VERBS if getattr(args, v, None) is not None), None)
+    if verb is not None:
+        return run_demo_verb(args, verb, {"parse": plans.cmd_parse, "explain": plans.cmd_explain})
+    config = load_config(demo_config_dir(args))
     _quiet_logs()
     # the demo's weather service fails by design, and every weather answer says so
     weather_log = logging.getLogger("mnemolis.sources.weather.source")
@@ -301,6 +223,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         except (OSError, TimeoutError) as exc:
             print(f"mnemolis: the demo home could not start: {exc}", file=sys.stderr)
             return EXIT_FAILED
+        if args.doctor:
+            return _print_findings(asyncio.run(_doctor(config, home.environment.variables())))
         if args.ask is None and not args.wav:
             for line in home.summary():
                 print(f"demo: {line}", file=sys.stderr)
@@ -356,12 +280,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--conversation", action="store_true", help="stdin lines are turns of one conversation"
     )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_parse)
+    p.set_defaults(func=plans.cmd_parse)
 
     p = sub.add_parser("explain", help="show each understanding stage and its time")
     p.add_argument("queries", nargs="*")
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_explain)
+    p.set_defaults(func=plans.cmd_explain)
 
     p = sub.add_parser(
         "check",
@@ -387,7 +311,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=ASK_EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("query", nargs="+", help='the request, e.g. "turn off the kitchen light"')
+    p.add_argument("query", nargs="*", help='the request, e.g. "turn off the kitchen light"')
     p.add_argument("--json", action="store_true", help="print the structured result as JSON")
     p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
@@ -410,8 +334,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "doctor",
         help="check every configured source and say what to fix",
-        description="Check the broker and devices, the encyclopedia books, the weather "
-        "service, the clock and the intents; exit status 1 when something is broken.",
+        description="Start every configured source and check it for real (the broker and "
+        "devices, the encyclopedia books, the weather service, the clock, timers and lists in "
+        "the state directory, the music players, routines' webhooks) and the intents' "
+        "examples; exit status 1 when something is broken.",
     )
     p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_doctor)
@@ -421,13 +347,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="the embedded default home, then a chat with it",
         description="Start the demo home in this process (an MQTT broker on a free loopback "
         "port with the simulated devices of sources/mqtt.yaml, the demo encyclopedia, the "
-        "demo's recorded forecast), then chat with it, or answer one request with --ask. "
-        "Uses the bundled configuration unless --config names another. No root, no "
-        "network; the home stops when the command ends.",
+        "demo's recorded forecast, an mpd with a generated library where mpd is installed), "
+        "then chat with it; --ask, --parse, --explain and --doctor do one thing instead. "
+        "Uses the bundled configuration unless --config names another, and keeps its timers "
+        "and lists in its own cache, never the real ones. No root, no network; the home "
+        "stops when the command ends.",
         epilog=ASK_EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--ask", metavar="REQUEST", help="answer this one request and exit")
+    one = p.add_mutually_exclusive_group()
+    one.add_argument("--ask", metavar="REQUEST", help="answer this one request and exit")
+    one.add_argument("--parse", metavar="REQUEST", help="print its plan as JSON (nothing starts)")
+    one.add_argument("--explain", metavar="REQUEST", help="how it is understood, stage by stage")
+    one.add_argument("--doctor", action="store_true", help="check every source of the demo home")
     p.add_argument(
         "--voice", action="store_true", help="talk to the demo home: the microphone, wake word"
     )
@@ -472,6 +404,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except PermissionError as exc:  # /etc/mnemolis of a user not (yet) in its group
+        from mnemolis.core.permissions import denied
+
+        print(f"mnemolis: {denied(exc)}", file=sys.stderr)
+        return EXIT_CONFIG
     except Exception as exc:
         if not _is_config_error(exc):
             raise

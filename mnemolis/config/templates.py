@@ -32,12 +32,24 @@ def is_template(text: str) -> bool:
     return any(mark in text for mark in MARKUP)
 
 
+class _NoValue(ValueError):
+    """A template printed None (raised inside Jinja2; `render` makes it `ValueMissing`)."""
+
+
+def _finalize(value: Any) -> Any:
+    """Every ``{{ ... }}``: None is never said ("It is None degrees outside"); a test such
+    as ``{% if sensor('outdoor temperature') is none %}`` still sees it."""
+    if value is None:
+        raise _NoValue("a value it says is not known right now")
+    return value
+
+
 @cache
 def environment() -> ImmutableSandboxedEnvironment:
     """The one sandbox every template runs in (async, so ``state()`` may ask a source)."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    return ImmutableSandboxedEnvironment(enable_async=True, autoescape=False)
+    return ImmutableSandboxedEnvironment(enable_async=True, autoescape=False, finalize=_finalize)
 
 
 @cache
@@ -78,6 +90,10 @@ class TemplateFailed(Exception):
     function that raised); the step that owns it says so."""
 
 
+class ValueMissing(TemplateFailed):
+    """A template would have said None: a sensor with no reading yet, a slot not given."""
+
+
 async def render(text: str, variables: dict[str, Any], spoken: bool = True) -> str:
     """``text`` with ``variables`` (plain text comes back as it is); ``spoken`` text
     has its runs of whitespace made single spaces (a payload keeps them)."""
@@ -87,6 +103,8 @@ async def render(text: str, variables: dict[str, Any], spoken: bool = True) -> s
 
     try:
         rendered: str = await compiled(text).render_async(**variables)
+    except _NoValue as exc:
+        raise ValueMissing(str(exc)) from exc
     except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError) as exc:
         raise TemplateFailed(f"{type(exc).__name__}: {exc}") from exc
     return " ".join(rendered.split()) if spoken else rendered

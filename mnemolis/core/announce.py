@@ -1,12 +1,20 @@
-"""Speaking first: announcements, and the hub that hands them to whoever listens.
+"""Speaking first: announcements, timer notices, and the hub that hands them out.
 
-A timer that rings, an alarm, a reminder, a "tell me when" that came true or
-a scheduled command that ran becomes an `Announcement`, and so does a
-broadcast ("tell everyone dinner is ready"). Its producer (the timers or the
-broadcast source) calls `Announcer.announce`; every front-end that can speak
-(the chat, MQTT ``mnemolis/say``, Hermes ``tts/say``, HTTP ``/events``,
-Wyoming) subscribes and decides, from the announcement's `Origin`, whether
-it is the way back to the requester.
+Two kinds of thing leave a source unasked, and they never share a channel:
+
+* an `Announcement` is words to say: a timer that rang, an alarm, a
+  reminder, a "tell me when" that came true, a scheduled command that ran,
+  a broadcast ("tell everyone dinner is ready"). Its text is never empty
+  (the constructor refuses one), so no front-end that speaks every message
+  it gets (the chat, MQTT ``mnemolis/say``, Hermes ``tts/say``, a
+  satellite's voice) can ever be handed silence to say;
+* a `TimerNotice` is a timer's silent life (started, updated, cancelled),
+  for front-ends that show timers: Wyoming's timer events and the
+  ``/events`` stream's ``lifecycle`` events. It has no text at all.
+
+Producers (the timers and broadcast sources) call `Announcer.announce` or
+`Announcer.notify`; front-ends subscribe to the one they handle, and decide
+from the `Origin` whether they are the way back to the requester.
 """
 
 from __future__ import annotations
@@ -16,20 +24,28 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from mnemolis.core.origin import Origin
 
 log = logging.getLogger(__name__)
 
 KINDS = ("timer", "alarm", "reminder", "notify", "scheduled", "broadcast")
+#: What a `TimerNotice` tells (a timer that rang is an `Announcement` of kind ``timer``).
+NOTICES = ("started", "updated", "cancelled")
 
+T = TypeVar("T")
 Listener = Callable[["Announcement"], None]
+NoticeListener = Callable[["TimerNotice"], None]
+
+
+class EmptyAnnouncement(ValueError):
+    """An announcement with nothing to say: a bug in its producer, refused where it is made."""
 
 
 @dataclass(frozen=True)
 class Announcement:
-    """One thing said without being asked, and who it is for."""
+    """Words said without being asked, and who they are for."""
 
     text: str
     kind: str  # one of KINDS
@@ -39,10 +55,12 @@ class Announcement:
     said_at: float = field(default_factory=time.time)
     data: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def spoken(self) -> bool:
-        """False for a silent lifecycle notice (a timer started, updated, cancelled)."""
-        return self.data.get("event") in (None, "finished")
+    def __post_init__(self) -> None:
+        if not self.text.strip():
+            raise EmptyAnnouncement(
+                f"the {self.kind} announcement {self.id} has no words to say (a silent "
+                "notice is a TimerNotice)"
+            )
 
     @property
     def everywhere(self) -> bool:
@@ -59,25 +77,48 @@ class Announcement:
             "text": self.text,
             "kind": self.kind,
             "id": self.id,
-            "session": self.origin.session,
-            "room": self.origin.room,
-            "site": self.origin.site,
-            "front_end": self.origin.front_end,
+            **self.origin.to_dict(),  # session, room, site, front_end
             "due_at": self.due_at,
             "late_s": round(self.late_s, 3),
             "data": self.data,
         }
 
 
-class Announcer:
-    """Fan-out of announcements; thread-safe, and a failing listener harms no other."""
+@dataclass(frozen=True)
+class TimerNotice:
+    """A timer's silent life: started, updated (paused, resumed, more time), cancelled.
+
+    ``data`` holds Wyoming's timer fields (``total_seconds``, ``seconds_left``,
+    ``name``, ``is_active``, ``start_hours`` ...)."""
+
+    event: str  # one of NOTICES
+    id: str
+    origin: Origin = field(default_factory=Origin)
+    due_at: float = 0.0
+    data: dict[str, Any] = field(default_factory=dict)
+
+    kind = "timer"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form of ``/events``' ``lifecycle`` events: no text, the event named."""
+        return {
+            "event": self.event,
+            "kind": self.kind,
+            "id": self.id,
+            **self.origin.to_dict(),
+            "due_at": self.due_at,
+            "data": {"event": self.event, **self.data},
+        }
+
+
+class _FanOut(Generic[T]):
+    """Listeners of one kind; thread-safe, and a failing listener harms no other."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._listeners: list[Listener] = []
+        self._listeners: list[Callable[[T], None]] = []
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Start listening; call what this returns to stop."""
+    def subscribe(self, listener: Callable[[T], None]) -> Callable[[], None]:
         with self._lock:
             self._listeners.append(listener)
 
@@ -88,22 +129,53 @@ class Announcer:
 
         return unsubscribe
 
-    @property
-    def listening(self) -> int:
+    def __len__(self) -> int:
         with self._lock:
             return len(self._listeners)
 
-    def announce(self, announcement: Announcement) -> int:
-        """Hand it to every listener; how many took it without failing."""
+    def hand_out(self, item: T, ident: str) -> tuple[int, int]:
+        """(listeners, those that took it without failing)."""
         with self._lock:
             listeners = list(self._listeners)
         delivered = 0
         for listener in listeners:
             try:
-                listener(announcement)
+                listener(item)
                 delivered += 1
             except Exception:
-                log.exception("an announcement listener failed on %s", announcement.id)
+                log.exception("an announcement listener failed on %s", ident)
+        return len(listeners), delivered
+
+
+class Announcer:
+    """Two fan-outs: words (`announce`) to those that speak, notices (`notify`) to those
+    that show timers."""
+
+    def __init__(self) -> None:
+        self._speakers: _FanOut[Announcement] = _FanOut()
+        self._watchers: _FanOut[TimerNotice] = _FanOut()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Hear every announcement; call what this returns to stop."""
+        return self._speakers.subscribe(listener)
+
+    def subscribe_notices(self, listener: NoticeListener) -> Callable[[], None]:
+        """Be told of every timer's life (never words to say); call what this returns to
+        stop."""
+        return self._watchers.subscribe(listener)
+
+    @property
+    def listening(self) -> int:
+        """How many listen for words."""
+        return len(self._speakers)
+
+    def announce(self, announcement: Announcement) -> int:
+        """Hand it to every listener; how many took it without failing."""
+        listeners, delivered = self._speakers.hand_out(announcement, announcement.id)
         if not listeners:
             log.warning("nobody listens for announcements: %r was not said", announcement.text)
         return delivered
+
+    def notify(self, notice: TimerNotice) -> int:
+        """Tell those that show timers; nobody watching is normal (a plain chat)."""
+        return self._watchers.hand_out(notice, notice.id)[1]

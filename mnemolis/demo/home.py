@@ -3,15 +3,20 @@
 `DemoHome` starts an MQTT broker on a free loopback port (`broker.py`), runs
 the devices of ``sources/mqtt.yaml`` on it through the simulator (announced by
 Home Assistant discovery, answering commands), builds the demo encyclopedia
-(`zim.py`) and saves the demo's recorded forecast into a weather cache of its
-own (`recorded_weather.py`). `DemoEnvironment` is what the rest of Mnemolis
-needs to use it: the environment variables its sources already read. The
-weather URLs point at a loopback port that is bound and never listens, so the
-weather source fails at once and answers from the cache.
+(`zim.py`), saves the demo's recorded forecast into a weather cache of its
+own (`recorded_weather.py`) and, where `mpd` is installed, starts one on a
+free loopback port with a small generated library (`music.py`, `mpd.py`).
+`DemoEnvironment` is what the rest of Mnemolis needs to use it: the
+environment variables its sources already read, a state directory of its
+own included (its timers and lists never mix with a real home's). The
+weather URLs point at a loopback port that is bound and never listens, so
+the weather source fails at once and answers from the cache.
 
 Nothing needs root or the network; everything lives under the per-user
-cache directory (``$MNEMOLIS_CACHE`` or ``~/.cache/mnemolis``), and `stop`
-ends the broker's and the simulator's threads.
+cache directory (``$MNEMOLIS_CACHE`` or ``~/.cache/mnemolis``): the ZIM at
+its top (where the Kiwix source looks for it), the rest under ``demo/``
+(``weather``, ``state``, ``music``). `stop` ends the broker's and the
+simulator's threads and the player.
 """
 
 from __future__ import annotations
@@ -27,12 +32,17 @@ from pathlib import Path
 import yaml
 
 from mnemolis.config import Config
+from mnemolis.core.state_dir import STATE_ENV
 from mnemolis.demo.broker import BrokerLimits, BrokerThread
+from mnemolis.demo.mpd import INSTALL as INSTALL_MPD
+from mnemolis.demo.mpd import Mpd, find_mpd
+from mnemolis.demo.music import Library, demo_library, write_library
 from mnemolis.demo.recorded_weather import SeededForecast, seed_demo_forecast
 from mnemolis.demo.simulator import Simulator
 from mnemolis.demo.zim import DemoZim, cache_dir, ensure_demo_zim
 from mnemolis.mqtt_connection.settings import URL_ENV as MQTT_ENV
 from mnemolis.sources.kiwix.settings import ENV_VAR as KIWIX_ENV
+from mnemolis.sources.music.settings import ENV_ADDRESS as MPD_ENV
 from mnemolis.sources.weather.settings import ENV_BASE_URL, ENV_CACHE, ENV_GEOCODING_URL
 from mnemolis.sources.weather.source import utc_now
 
@@ -49,15 +59,21 @@ class DemoEnvironment:
     zim: Path
     weather_cache: Path
     weather_url: str  # a loopback port nobody listens on: fails at once
+    state: Path  # the demo's timers and lists, never the real home's
+    mpd: str | None = None  # host:port of the demo's player, when mpd is installed
 
     def variables(self) -> dict[str, str]:
-        return {
+        found = {
             MQTT_ENV: self.mqtt_url,
             KIWIX_ENV: str(self.zim),
             ENV_CACHE: str(self.weather_cache),
             ENV_BASE_URL: self.weather_url,
             ENV_GEOCODING_URL: self.weather_url,
+            STATE_ENV: str(self.state),
         }
+        if self.mpd is not None:
+            found[MPD_ENV] = self.mpd
+        return found
 
     def shell(self) -> list[str]:
         """``export NAME=value`` lines, to point another shell's Mnemolis at the demo."""
@@ -77,15 +93,21 @@ class DemoHome:
         cache: Path | None = None,
         now: Callable[[], datetime] = utc_now,
         limits: BrokerLimits | None = None,
+        music: bool = True,
     ) -> None:
         self.config = config
         self.cache = cache or cache_dir()  # the demo ZIM here, as the Kiwix source expects
         self.weather_cache = self.cache / "demo" / "weather"  # apart from a real forecast
+        self.state = self.cache / "demo" / "state"  # apart from the real timers and lists
         self.now = now
         self.broker = BrokerThread(limits=limits)
         self.simulator: Simulator | None = None
         self.zim: DemoZim | None = None
         self.forecast: SeededForecast | None = None
+        self.music = music
+        self.library: Library = demo_library()
+        self.player: Mpd | None = None
+        self.no_music: str | None = None  # why there is no player, said in the summary
         self._closed_port: socket.socket | None = None
 
     # ------------------------------------------------------------------ life
@@ -108,12 +130,35 @@ class DemoHome:
             if self.forecast.problem:
                 log.warning("demo weather: %s", self.forecast.problem)
             self._closed_port = _bound_not_listening()
+            if self.music:
+                self._start_player(timeout_s)
         except BaseException:
             self.stop()
             raise
         return self
 
+    def _start_player(self, timeout_s: float) -> None:
+        """mpd with the demo's library, where mpd is installed; else the reason why not."""
+        binary = find_mpd()
+        if binary is None:
+            self.no_music = f"mpd is not installed ({INSTALL_MPD}, then start the demo again)"
+            return
+        folder = self.cache / "demo"
+        music, playlists = folder / "music", folder / "playlists"
+        write_library(music, playlists, self.library.tracks, self.library.playlists)
+        player = Mpd(binary, music, playlists)
+        try:
+            self.player = player.start(timeout_s)
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            player.cleanup()
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.no_music = f"mpd did not start ({reason})"
+            log.warning("demo music: %s", self.no_music)
+
     def stop(self) -> None:
+        player, self.player = self.player, None
+        if player is not None:
+            player.cleanup()
         simulator, self.simulator = self.simulator, None
         if simulator is not None:
             simulator.stop()
@@ -139,6 +184,8 @@ class DemoHome:
             zim=self.zim.path,
             weather_cache=self.weather_cache,
             weather_url=f"http://{host}:{port}",
+            state=self.state,
+            mpd=self.player.address if self.player is not None else None,
         )
 
     def summary(self) -> list[str]:
@@ -159,6 +206,16 @@ class DemoHome:
             )
         elif forecast is not None:
             lines.append(f"weather: no forecast ({forecast.problem})")
+        if self.player is not None:
+            genres = ", ".join(dict.fromkeys(t.genre for t in self.library.tracks))
+            lists = ", ".join(self.library.playlists)
+            lines.append(
+                f"music: mpd at {self.player.address} with {len(self.library.tracks)} silent "
+                f"tracks ({genres}; playlists {lists}), playing into no speaker"
+            )
+        elif self.music:
+            lines.append(f"music: none, {self.no_music}")
+        lines.append(f"timers and lists: kept in {self.state}, apart from a real home's")
         return lines
 
 

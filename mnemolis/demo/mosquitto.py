@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mnemolis.demo.processes import terminate
+
 DEFAULT_BINARY = "/usr/sbin/mosquitto"
 
 
@@ -101,14 +103,7 @@ class Mosquitto:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        terminate(process)
 
     def kill(self) -> None:
         """Die without a goodbye, as a crashed broker does."""

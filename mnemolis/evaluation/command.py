@@ -27,7 +27,7 @@ Formats (``--format``, or detected from the first row)
     {"text": "lock the back door if it is unlocked", "conditional": true,
      "parts": ["lock the back door", "it is unlocked"],
      "intents": ["device.lock", "device.state"]}
-    {"text": "play some jazz", "intent": null}
+    {"text": "order me a pizza", "intent": null}
     {"text": "who wrote hamlet", "source": "kiwix"}
 
   - ``text`` (required): the query as a person would say or type it.

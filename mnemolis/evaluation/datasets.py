@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from mnemolis.config import Config, ConfigError
+from mnemolis.evaluation.external import where_to_get
 from mnemolis.sources import registry as source_registry
 
 FORMATS = ("hwu64", "mixsnips", "mnemolis")
@@ -159,7 +160,11 @@ def _read_objects(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+        reason = f"cannot read: {exc.strerror or exc}"
+        origin = where_to_get(path) if isinstance(exc, FileNotFoundError) else None
+        if origin is not None:
+            reason += f"; it is not part of Mnemolis: {origin}"
+        raise DataError(path, None, reason) from exc
     out: list[tuple[int, dict[str, Any]]] = []
     with handle:
         try:

@@ -55,13 +55,14 @@ S = TypeVar("S")
 def default_sources(
     config: Config,
     registry: DeviceRegistry,
-    environ: Mapping[str, str] | None = None,
-    extras: Mapping[str, Any] | None = None,
-    announcer: Announcer | None = None,
+    environ: Mapping[str, str] | None,
+    extras: Mapping[str, Any] | None,
+    announcer: Announcer,
 ) -> list[Source]:
     """Every source of the registry, as `sources/*.yaml` and the environment
     (``environ``, else the process's: the demo home hands over its own) configure
-    them; ``extras`` is what the entry point hands in (the demo ZIM)."""
+    them; ``extras`` is what the entry point hands in (the demo ZIM). ``announcer``
+    is the assistant's own: a source speaking into another one is never heard."""
     env = os.environ if environ is None else environ
     context = SourceContext(
         config=config,
@@ -69,7 +70,7 @@ def default_sources(
         environ=env,
         state_dir=private_state_dir(env),  # made or tightened: 0700, nothing for others
         extras=dict(extras or {}),
-        announcer=announcer or Announcer(),
+        announcer=announcer,
     )
     return registry_of_sources.build(context)
 
@@ -116,10 +117,11 @@ class Assistant:
         extras: Mapping[str, Any] | None = None,
         announcer: Announcer | None = None,
         answers_once: bool = False,
+        environ: Mapping[str, str] | None = None,
     ) -> Assistant:
         """Start the sources and build the understander.
 
-        ``sources`` replaces the default four (tests point real ones at test
+        ``sources`` replaces the registry's sources (tests point real ones at test
         servers); an MQTT source among them must share ``registry``.
         ``one_shot`` waits (boundedly, `discovery.wait_s`) for retained
         discovery and device states, so a single `ask` knows every device.
@@ -131,6 +133,9 @@ class Assistant:
         their own sources were built with).
         ``answers_once``: the process ends after one answer (`mnemolis ask`), so a
         source that speaks later (timers) says it cannot (`base.ANSWERS_ONCE`).
+        ``environ`` configures the default sources instead of the process's
+        environment (the demo hands over its own home's, state directory included);
+        they speak into this assistant's announcer, as every source must.
         Raises `ConfigError` for a broken configuration, nothing else.
         """
         settings = settings or AssistantSettings.from_config(config)
@@ -142,7 +147,7 @@ class Assistant:
         chosen = (
             list(sources)
             if sources is not None
-            else default_sources(config, registry, extras=extras, announcer=announcer)
+            else default_sources(config, registry, environ, extras, announcer)
         )
         names: list[NameSource] = [s for s in chosen if isinstance(s, NameSource)]
         others = [s for s in chosen if not isinstance(s, FillsRegistry)]

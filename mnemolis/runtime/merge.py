@@ -4,8 +4,9 @@ Each step says its own sentences (a conditional says one for the whole
 block). The reply keeps them in the order the person asked, says a fact
 only once even when two parts found it, capitalises every sentence, and
 stays under `max_chars`: every step's first sentence is kept before any
-step's second, and when even that is too long, the reply says it left
-something out. The structured result keeps everything regardless.
+step's second, and whenever a sentence is left out (a long routine's reply
+as much as a compound request's) the reply ends by saying there is more.
+The structured result keeps everything regardless.
 """
 
 from __future__ import annotations
@@ -36,22 +37,20 @@ def spoken(steps: Sequence[StepResult], max_chars: int, truncated: str) -> str:
         per_step.append(sentences)
     if sum(len(s) + 1 for step in per_step for s in step) <= max_chars:
         return " ".join(s for step in per_step for s in step)
+    more = as_sentence(truncated)  # something is left out, and the reply says so
+    budget = max_chars - len(more) - 1
     chosen: list[list[str]] = [[] for _ in per_step]
-    cut = False
     for i, sentences in enumerate(per_step):  # first every step's first sentence ...
-        if sentences and _fits(chosen, sentences[0], max_chars):
+        if sentences and _fits(chosen, sentences[0], budget):
             chosen[i].append(sentences[0])
-        elif sentences:
-            cut = True
     for i, sentences in enumerate(per_step):  # ... then more of each, in order
+        if not chosen[i]:
+            continue
         for sentence in sentences[1:]:
-            if not _fits(chosen, sentence, max_chars):
+            if not _fits(chosen, sentence, budget):
                 break
             chosen[i].append(sentence)
-    said = [s for step in chosen for s in step]
-    if cut:
-        said.append(as_sentence(truncated))
-    return " ".join(said)
+    return " ".join([*(s for step in chosen for s in step), more])
 
 
 def merge(

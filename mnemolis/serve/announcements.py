@@ -13,11 +13,15 @@ on the event loop. The requester's own front-end gets the first try (its
 
 When that fails (a one-shot ``mnemolis ask`` has exited, Home Assistant's
 connection was closed after its answer, a reminder is not a timer event),
-a spoken announcement goes out for its area instead: on ``mnemolis/say``
-(with its ``room``) and on ``hermes/tts/say`` for each siteId of that area
-(``hermes.sites``). Silent lifecycle notices (``data["event"]`` started,
-updated or cancelled) go only to Wyoming satellites and ``/events``
-monitors. Every ``/events`` stream without a session sees everything.
+an announcement goes out for its area instead: on ``mnemolis/say`` (with
+its ``room``) and on ``hermes/tts/say`` for each siteId of that area
+(``hermes.sites``). Every ``/events`` stream without a session sees
+everything.
+
+A timer's silent life (`TimerNotice`: started, updated, cancelled) is a
+separate subscription and never reaches a channel that speaks: it goes to
+the requester's Wyoming satellite (its timer events) and to ``/events``
+(``event: lifecycle``), nowhere else.
 
 A broadcast ("tell everyone dinner is ready", kind ``broadcast``) has no way
 back: it goes to every ``/events`` stream, on ``mnemolis/say`` with its
@@ -30,9 +34,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
-from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.announce import Announcement, Announcer, TimerNotice
 from mnemolis.serve.http_events import EventStreams
 
 log = logging.getLogger(__name__)
@@ -51,6 +55,13 @@ class AreaSpeaker(Protocol):
     def speak_in_area(self, announcement: Announcement) -> bool: ...
 
 
+class TimerDisplay(Protocol):
+    """A front-end that shows timers (a satellite's timer events): told, never spoken to."""
+
+    def show(self, notice: TimerNotice) -> bool:
+        """Deliver it to its requester; False when that is not possible now."""
+
+
 class Router:
     """Subscribed to the daemon's announcer for the daemon's whole life."""
 
@@ -61,10 +72,11 @@ class Router:
         self.areas: list[AreaSpeaker] = []
         #: area speakers that say every broadcast, whoever else was reached (satellites)
         self.broadcast: list[AreaSpeaker] = []
+        self.displays: dict[str, TimerDisplay] = {}
         self.delivered = 0
         self.unheard = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
 
     def add(self, front_end: str, speaker: Speaker) -> None:
         self.direct[front_end] = speaker
@@ -74,21 +86,37 @@ class Router:
         if every_broadcast:
             self.broadcast.append(speaker)
 
+    def add_display(self, front_end: str, display: TimerDisplay) -> None:
+        self.displays[front_end] = display
+
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self.announcer.subscribe(self._heard)
+        self._unsubscribe = [
+            self.announcer.subscribe(self._hop(self.route)),
+            self.announcer.subscribe_notices(self._hop(self.route_notice)),
+        ]
 
     def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
 
-    def _heard(self, announcement: Announcement) -> None:
+    def _hop(self, handle: Callable[[Any], None]) -> Callable[[Any], None]:
         """Any thread: hop onto the event loop."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        loop.call_soon_threadsafe(self.route, announcement)
+
+        def heard(item: Any) -> None:
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(handle, item)
+
+        return heard
+
+    def route_notice(self, notice: TimerNotice) -> None:
+        """On the loop: ``/events`` (lifecycle) and the requester's timer display, if any."""
+        self.events.notice(notice)
+        display = self.displays.get(notice.origin.front_end)
+        if display is not None:
+            self._try(display.show, notice)
 
     def route(self, announcement: Announcement) -> None:
         """On the loop: the requester's front-end, else the area."""
@@ -103,8 +131,6 @@ class Router:
         direct = speaker is not None and speaker not in everywhere
         if direct and speaker is not None and self._try(speaker.speak, announcement):
             self.delivered += 1
-            return
-        if not announcement.spoken:  # a silent notice has nowhere else to go
             return
         others = [s for s in self.areas if s not in everywhere]
         spoken = [*told, *(self._try(s.speak_in_area, announcement) for s in others)]
@@ -121,10 +147,9 @@ class Router:
         )
 
     @staticmethod
-    def _try(say: Callable[[Announcement], bool], announcement: Announcement) -> bool:
+    def _try(say: Callable[[Any], bool], item: Announcement | TimerNotice) -> bool:
         try:
-            return say(announcement)
+            return say(item)
         except Exception:  # one front-end's bug must not silence the others
-            log.exception("a front-end failed to say announcement %s", announcement.id)
+            log.exception("a front-end failed to say announcement %s", item.id)
             return False
-

@@ -16,6 +16,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 
 from mnemolis.core.config_dir import find_config_dir
+from mnemolis.core.permissions import denied
 from mnemolis.serve import client
 
 EXIT_OK = 0
@@ -26,6 +27,11 @@ Turns = Callable[[bool], AsyncIterator[str]]
 
 def _wanted(args: argparse.Namespace) -> bool:
     return not (getattr(args, "local", False) or client.local_only(os.environ))
+
+
+def _not_allowed(exc: client.NotAllowed) -> None:
+    """Said once; the command then answers in-process (if it may read the configuration)."""
+    print(f"mnemolis: {denied(exc.error, 'use the daemon at')}", file=sys.stderr)
 
 
 def ask_through_daemon(args: argparse.Namespace, text: str) -> int | None:
@@ -39,6 +45,9 @@ def ask_through_daemon(args: argparse.Namespace, text: str) -> int | None:
     except client.NoAnswer as exc:  # it may have acted: never ask a second time
         print(f"mnemolis: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except client.NotAllowed as exc:
+        _not_allowed(exc)
+        return None
     if asked is None:
         return None
     print(asked.printable(args.json), flush=True)
@@ -51,7 +60,11 @@ def chat_through_daemon(args: argparse.Namespace, turns: Turns) -> int | None:
     if not _wanted(args):
         return None
     config_dir = find_config_dir(args.config)
-    found = client.hello(config_dir, os.environ)
+    try:
+        found = client.hello(config_dir, os.environ)
+    except client.NotAllowed as exc:
+        _not_allowed(exc)
+        return None
     if found is None:
         return None
     daemon, quit_words = found

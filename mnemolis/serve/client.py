@@ -132,6 +132,14 @@ class NoAnswer(Exception):
     """The request was sent but no answer came: it may have been acted on."""
 
 
+class NotAllowed(Unreachable):
+    """A daemon's socket this user may not use (not in its group): said, then in-process."""
+
+    def __init__(self, error: PermissionError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _UnixConnection(http.client.HTTPConnection):
     def __init__(self, path: Path, timeout: float) -> None:
         super().__init__("localhost", timeout=timeout)
@@ -188,6 +196,9 @@ class Daemon:
         try:
             try:
                 connection.connect()
+            except PermissionError as exc:
+                exc.filename = exc.filename or str(self.socket_path or self.where)
+                raise NotAllowed(exc) from exc
             except OSError as exc:
                 raise Unreachable(f"{self.where}: {exc.strerror or exc}") from exc
             try:
@@ -268,7 +279,11 @@ def _http_daemon(config_dir: Path, environ: Mapping[str, str]) -> Daemon | None:
 def daemons(config_dir: Path, environ: Mapping[str, str]) -> Iterator[Daemon]:
     """Every way to a daemon worth trying, the sockets first."""
     for path in socket_candidates(environ):
-        if path.exists():
+        try:
+            there = path.exists()
+        except PermissionError:  # a directory this user may not enter: connecting says so
+            there = True
+        if there:
             yield Daemon(socket_path=path)
     found = _http_daemon(config_dir, environ)
     if found is not None:
@@ -324,27 +339,39 @@ def ask(
     if room:
         body["room"] = room
     candidates = found if found else daemons(config_dir, environ)  # lazily: the socket first
+    refused: NotAllowed | None = None
     for daemon in candidates:
         try:
             reply = daemon.ask(body)
+        except NotAllowed as exc:
+            refused = refused or exc
+            continue
         except Unreachable:
             continue
         if found is not None and not found:
             found.append(daemon)
         return Asked(reply, daemon)
+    if refused is not None:
+        raise refused
     return None
 
 
 def hello(config_dir: Path, environ: Mapping[str, str]) -> tuple[Daemon, list[str]] | None:
     """The first daemon that serves this home (``POST /hello``), and its quit words."""
     body = {"expect": expectation(config_dir, environ)}
+    refused: NotAllowed | None = None
     for daemon in daemons(config_dir, environ):
         try:
             reply = daemon.post("/hello", body, "quit_words", CONNECT_TIMEOUT_S * 5)
+        except NotAllowed as exc:
+            refused = refused or exc
+            continue
         except (Unreachable, NoAnswer):
             continue
         words = reply.get("quit_words")
         return daemon, [str(w) for w in words] if isinstance(words, list) else []
+    if refused is not None:
+        raise refused
     return None
 
 

@@ -204,6 +204,7 @@ def front_ends(
             daemon, settings.wyoming, settings.limits, language, announce, cap, offered
         )
         router.add(wyoming.name, wyoming)
+        router.add_display(wyoming.name, wyoming)
         chosen.append(wyoming)
     link = None
     if settings.uses_broker:

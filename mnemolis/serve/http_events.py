@@ -11,11 +11,13 @@ Every announcement is one event::
     id: <announcement id>
     data: {"text", "kind", "id", "session", "room", "site", "front_end", "due_at", "late_s", "data"}
 
-Lifecycle notices (a timer started, updated, cancelled: ``data.event``) are
-``event: lifecycle``. A comment line every `HEARTBEAT_S` keeps proxies from
-closing an idle stream and finds clients that went away. A client that
-reads too slowly loses the oldest events of its queue, never the daemon's
-memory.
+A timer's silent life (a `TimerNotice`: started, updated, cancelled) is
+``event: lifecycle`` with ``{"event", "kind", "id", "session", "room",
+"site", "front_end", "due_at", "data"}`` and no text: nothing to say.
+
+A comment line every `HEARTBEAT_S` keeps proxies from closing an idle
+stream and finds clients that went away. A client that reads too slowly
+loses the oldest events of its queue, never the daemon's memory.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.serve.sessions import announcement_payload
 from mnemolis.serve.wire import dumps
 
@@ -38,19 +40,22 @@ HEARTBEAT_S = 15.0
 QUEUE = 100
 
 
-def sse_event(announcement: Announcement) -> bytes:
-    kind = "announcement" if announcement.spoken else "lifecycle"
-    ident = dumps(announcement.id).strip('"').replace("\n", " ")
-    data = dumps(announcement_payload(announcement))
+Said = Announcement | TimerNotice
+
+
+def sse_event(item: Said) -> bytes:
+    kind = "announcement" if isinstance(item, Announcement) else "lifecycle"
+    ident = dumps(item.id).strip('"').replace("\n", " ")
+    data = dumps(announcement_payload(item))
     return f"event: {kind}\nid: {ident}\ndata: {data}\n\n".encode()
 
 
 @dataclass(eq=False)
 class _Listener:
     session: str | None  # None: every announcement
-    queue: asyncio.Queue[Announcement | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    queue: asyncio.Queue[Said | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
 
-    def put(self, announcement: Announcement | None) -> None:
+    def put(self, announcement: Said | None) -> None:
         if self.queue.full():
             with contextlib.suppress(asyncio.QueueEmpty):
                 self.queue.get_nowait()
@@ -86,6 +91,13 @@ class EventStreams:
                 listener.put(announcement)
                 reached = True
         return reached
+
+    def notice(self, notice: TimerNotice) -> None:
+        """A timer's silent life: to every stream without a session and to the
+        requester's, as ``event: lifecycle``."""
+        for listener in self._listeners:
+            if listener.session in (None, notice.origin.session):
+                listener.put(notice)
 
     def speak_to_sessions(self, announcement: Announcement) -> None:
         """A broadcast: to the streams of every session too (`watch` has the others)."""

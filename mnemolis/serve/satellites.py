@@ -92,8 +92,6 @@ class Satellites:
 
     def speak(self, announcement: Announcement) -> bool:
         """An announcement of a request made on a satellite: there, else at its fallback."""
-        if not announcement.spoken:
-            return False  # a timer started or cancelled: wyoming-satellite shows no timers
         if announcement.kind == "broadcast":
             return self.speak_in_area(announcement)
         link = self.link(announcement.origin.site)
@@ -121,8 +119,6 @@ class Satellites:
     def speak_in_area(self, announcement: Announcement) -> bool:
         """Said on every satellite of the announcement's area that is up (on all of them
         for a broadcast to the whole house)."""
-        if not announcement.spoken:
-            return False
         room = announcement.origin.room
         said = [
             link.say(announcement.text)

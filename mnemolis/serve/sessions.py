@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.runtime.conversation import SCOPE, scoped
 
 HTTP = "http"
@@ -40,9 +40,9 @@ def as_named(key: str) -> str:
     return named if separator and namespace in NAMESPACES else key
 
 
-def announcement_payload(announcement: Announcement) -> dict[str, Any]:
-    """An announcement as a client reads it: ``{"text", "kind", "id", "session", ...}``
-    with the session as its requester named it."""
+def announcement_payload(announcement: Announcement | TimerNotice) -> dict[str, Any]:
+    """An announcement (or a timer's silent notice) as a client reads it: ``{"text",
+    "kind", "id", "session", ...}`` with the session as its requester named it."""
     payload = announcement.to_dict()
     payload["session"] = as_named(announcement.origin.session)
     return payload

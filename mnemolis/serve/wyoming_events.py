@@ -10,9 +10,9 @@ encoder that cannot fail. The wire format is the package's: a JSON header
 line with ``version``, ``data_length`` and ``payload_length``, then the
 data, then the payload.
 
-`timer_event` turns a timer announcement into the protocol's timer events
-(``timer-started``, ``-updated``, ``-cancelled``, ``-finished``) for a
-satellite.
+`timer_event` turns a timer's notices and its ringing into the protocol's
+timer events (``timer-started``, ``-updated``, ``-cancelled``,
+``-finished``) for a satellite.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from wyoming.timer import TimerCancelled, TimerFinished, TimerStarted, TimerUpda
 from wyoming.version import __version__ as wyoming_version
 
 from mnemolis import __version__
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.serve.wire import NotJson, dumps_bytes, loads
 
 DESCRIPTION = "Mnemolis: compound home requests, offline encyclopedia, weather and clock"
@@ -170,17 +170,18 @@ def _seconds(value: Any) -> int | None:
     return max(0, round(value))
 
 
-def timer_event(announcement: Announcement) -> Event | None:
-    """The timer event of a timer announcement; None for any other announcement.
+def timer_event(said: Announcement | TimerNotice) -> Event | None:
+    """The Wyoming timer event of a timer notice (started, updated, cancelled) or of a
+    timer that rang (finished); None for anything else.
 
-    ``data``: ``event`` (started, updated, cancelled, finished; none means
-    finished), ``total_seconds``, ``seconds_left``, ``name``, ``is_active``."""
-    if announcement.kind != "timer":
+    A notice's ``data``: ``total_seconds``, ``seconds_left``, ``name``, ``is_active``."""
+    if said.kind != "timer":
         return None
-    data = announcement.data
-    kind = data.get("event") or "finished"
-    ident = announcement.id
-    if kind == "started":
+    ident = said.id
+    if isinstance(said, Announcement):
+        return TimerFinished(id=ident).event()
+    data = said.data
+    if said.event == "started":
         total = _seconds(data.get("total_seconds"))
         if total is None:
             return None
@@ -194,14 +195,12 @@ def timer_event(announcement: Announcement) -> Event | None:
             start_minutes=rest // 60 or None,
             start_seconds=rest % 60 or None,
         ).event()
-    if kind == "updated":
+    if said.event == "updated":
         left = _seconds(data.get("seconds_left", data.get("total_seconds")))
         if left is None:
             return None
         active = bool(data.get("is_active", True))
         return TimerUpdated(id=ident, is_active=active, total_seconds=left).event()
-    if kind == "cancelled":
+    if said.event == "cancelled":
         return TimerCancelled(id=ident).event()
-    if kind == "finished":
-        return TimerFinished(id=ident).event()
     return None

@@ -47,7 +47,7 @@ from wyoming.handle import Handled, NotHandled
 from wyoming.info import Describe
 from wyoming.ping import Ping, Pong
 
-from mnemolis.core.announce import Announcement
+from mnemolis.core.announce import Announcement, TimerNotice
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Outcome
 from mnemolis.serve.daemon import Daemon, Unavailable
@@ -358,12 +358,20 @@ class WyomingService:
     # ------------------------------------------------------------------ announcements
 
     def speak(self, announcement: Announcement) -> bool:
-        """A timer event to the satellite that set the timer, while it is connected."""
-        event = timer_event(announcement)
+        """A timer that rang, as ``timer-finished`` to the satellite that set it, while it
+        is connected (any other announcement goes to the satellite's area instead)."""
+        return self._tell(announcement)
+
+    def show(self, notice: TimerNotice) -> bool:
+        """A timer's start, change or cancellation, to the satellite that set it."""
+        return self._tell(notice)
+
+    def _tell(self, said: Announcement | TimerNotice) -> bool:
+        event = timer_event(said)
         if event is None:
             return False
         for handler in self.handlers.values():
-            if handler.serves(announcement.origin):
+            if handler.serves(said.origin):
                 self._spawn(self._send(handler, event))
                 return True
         return False

@@ -337,7 +337,9 @@ class Understander:
         if intent is None:
             return
         found = self.slots.extract(a, start, end, intent, None)
-        new = found.values()
+        # a follow-up changes the values of the last request ("what about tomorrow"); its
+        # words are never a broadcast's message or a timer's name (a free-text slot)
+        new = {k: v for k, v in found.values().items() if not self._free_text(k)}
         if not new and not found.options:
             return
         merged, carried = carry_slots(context.slots, new)
@@ -354,6 +356,10 @@ class Understander:
         if trace:
             trace.begin("context")
             trace.note(f"{part.text!r}: follow-up of {intent.name}, carried {carried or 'nothing'}")
+
+    def _free_text(self, slot: str) -> bool:
+        spec = self.config.slots.get(slot)
+        return spec is not None and spec.type == "text"
 
     def _answer_pending(
         self, a: Analysis, context: Context, plan: Plan, trace: Trace | None

@@ -87,7 +87,8 @@ class BroadcastSource:
         if len(message) > limit:
             return self.reply("too_long", Status.DECLINED, {"reason": "too_long"}, limit=limit)
         if self.one_shot:  # nothing outlives `mnemolis ask` to say it through
-            return self.reply("one_shot", Status.DECLINED, {"reason": "one_shot"})
+            key = "one_shot_demo" if request.origin.front_end == "demo" else "one_shot"
+            return self.reply(key, Status.DECLINED, {"reason": "one_shot"})
         said = Announcement(
             text=message,
             kind=KIND,

@@ -37,7 +37,7 @@ from mnemolis.config.routines import (
     WaitStep,
     kind_of,
 )
-from mnemolis.config.templates import TemplateFailed, render
+from mnemolis.config.templates import TemplateFailed, ValueMissing, render
 from mnemolis.core.devices import TYPE_ACTIONS, Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.sources.base import Publishes, ReadsSensors, Request, Source, Status, Truth
@@ -121,6 +121,7 @@ class RoutineRun:
         self.confirmed = confirmed or set()
         self.asked: set[int] = set()
         self.reports: list[StepReport] = []
+        self.no_value: list[str] = []  # sensors a template asked for that had no number
         loop = asyncio.get_running_loop()
         self.deadline = loop.time() + max(0.0, request.timeout_s - MARGIN_S)
         self.variables = self._variables()
@@ -161,7 +162,8 @@ class RoutineRun:
         try:
             report = await self._report(label, step)
         except TemplateFailed as exc:
-            text = self.tools.settings.say("template_failed", step=f"step {label}", reason=exc)
+            reason = self._why(exc)
+            text = self.tools.settings.say("template_failed", step=f"step {label}", reason=reason)
             report = StepReport(label, kind_of(step), Status.ERROR, text, {"problem": "template"})
         self.reports.append(report)
         if report.status is Status.NEEDS_CONFIRMATION:
@@ -438,10 +440,19 @@ class RoutineRun:
         return dict(state) if isinstance(state, dict) else None
 
     def _sensor(self, name: str) -> float | None:
-        """``sensor("outdoor temperature")``: its last number, or None."""
+        """``sensor("outdoor temperature")``: its last number, or None (remembered, so a
+        sentence that would say it names what has no value)."""
         reader = next((p for p in self.tools.peers.values() if isinstance(p, ReadsSensors)), None)
         reading = reader.read_sensor(str(name)) if reader is not None else None
-        return reading.value if reading is not None else None
+        value = reading.value if reading is not None else None
+        if value is None and str(name) not in self.no_value:
+            self.no_value.append(str(name))
+        return value
+
+    def _why(self, exc: TemplateFailed) -> str:
+        if isinstance(exc, ValueMissing) and self.no_value:
+            return f"the {' and the '.join(self.no_value)} has no value yet"
+        return str(exc)
 
 
 def _fits(device: Device, step: DeviceStep, areas: set[str], target: Target) -> bool:

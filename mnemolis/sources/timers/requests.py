@@ -52,8 +52,9 @@ class Requests(Managing):
         handler = self.handlers.get(part.intent or "")
         if handler is None:
             return self.reply("store_broken", Status.ERROR, reason=f"no answer for {part.intent}")
-        if source.one_shot and part.intent not in READ_ONLY:
-            return self.reply("one_shot", Status.DECLINED, {"reason": "one_shot"})
+        if source.one_shot and part.intent not in READ_ONLY:  # the demo's --ask: its chat
+            key = "one_shot_demo" if request.origin.front_end == "demo" else "one_shot"
+            return self.reply(key, Status.DECLINED, {"reason": "one_shot"})
         if source.store is None:
             return self.reply("store_broken", Status.ERROR, reason=source.problem or "not started")
         return await handler(part, request)

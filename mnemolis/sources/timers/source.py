@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config, ConfigError
-from mnemolis.core.announce import Announcement, Announcer
+from mnemolis.core.announce import Announcement, Announcer, TimerNotice
 from mnemolis.core.devices import DeviceRegistry
 from mnemolis.core.plan import Conditional, Part, Step
 from mnemolis.sources.base import (
@@ -205,13 +205,12 @@ class TimersSource:
 
     def lifecycle(self, item: Item, event: str, **data: Any) -> None:
         """A silent notice for front-ends that show timers (Wyoming's timer events:
-        started, updated, cancelled; the spoken announcement carries "finished")."""
+        started, updated, cancelled), never words: the timer that rings is the one
+        announcement a timer makes."""
         if item.kind != "timer":
             return
-        notice = Announcement(
-            "", "timer", item.id, item.origin, item.due_at or 0.0, data={"event": event, **data}
-        )
-        self.announcer.announce(notice)
+        notice = TimerNotice(event, item.id, item.origin, item.due_at or 0.0, data)
+        self.announcer.notify(notice)
 
     def _follow_zone(self, item: Item) -> None:
         """An item set for a clock time in another zone keeps its wall-clock time."""
