@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from wyoming.asr import Transcript
 from wyoming.audio import AudioStop
+from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
@@ -26,6 +28,7 @@ from mnemolis.serve.satellites import Satellites
 from mnemolis.voice import engines
 from mnemolis.voice.settings import VoiceSettings
 from mnemolis.voice.speak import EspeakVoice
+from mnemolis.voice.stages import StageError
 from mnemolis.voice.wav import read_wav
 from tests.support_engines import engine, wake_service
 from tests.support_kiwix import fixture_test_zims
@@ -406,3 +409,39 @@ def test_a_broadcast_is_said_on_every_satellite_and_an_area_announcement_on_its_
         asyncio.run(run())
         assert kitchen.answers() == spoken("Dinner is ready", "Your tea is ready")
         assert bedroom.answers() == spoken("Dinner is ready")
+
+
+def test_a_satellite_is_told_when_the_daemon_cannot_listen(
+    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No recogniser can be built: the satellite's pipeline gets an error event saying
+    why, and the daemon goes on serving (its handle service answers)."""
+
+    def broken(*_args: object) -> GrammarRecogniser:
+        raise StageError("no recogniser is installed with this Mnemolis (a test)")
+
+    monkeypatch.setattr(engines, "load_recogniser", broken)
+
+    async def quiet(_reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+        return None
+
+    async def run() -> tuple[FakeSatellite, list[str]]:
+        fake = await FakeSatellite(quiet, listens=True).start()
+        async with in_process_daemon(
+            serve_home, serve_yaml(("study", fake.address, None, None)), monkeypatch
+        ) as running:
+            await until(lambda: any(e.type == "error" for e in fake.received))
+            host, port = running.wyoming_address
+            async with AsyncTcpClient(host, port) as client:
+                await client.write_event(Transcript(text="what time is it").event())
+                reply = await client.read_event()
+        await fake.stop()
+        return fake, [reply.type if reply else "nothing"]
+
+    fake, replies = asyncio.run(run())
+    error = Error.from_event(next(e for e in fake.received if e.type == "error"))
+    assert error == Error(
+        text="Mnemolis cannot listen: no recogniser is installed with this Mnemolis (a test)",
+        code="stt-failed",
+    )
+    assert replies == ["handled"]

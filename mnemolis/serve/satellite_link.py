@@ -255,7 +255,7 @@ class SatelliteLink:
             raise CutOff(f"a run-pipeline event the protocol does not allow ({exc})") from exc
         try:
             kit = await self.voice.kit()
-        except Exception as exc:  # StageError: the recogniser cannot be loaded
+        except Exception as exc:  # StageError: the recogniser cannot be loaded (said once)
             error = Error(text=f"Mnemolis cannot listen: {exc}", code="stt-failed")
             await self._write(error.event())
             return
@@ -314,8 +314,16 @@ class SatelliteLink:
     async def _answer(self, audio: Audio | None, ended: float) -> None:
         """Recognise, ask, and say the answer back; ``None``: the request went on too long."""
         from mnemolis.voice.pipeline import VoicePipeline
+        from mnemolis.voice.stages import StageError
 
-        kit = await self.voice.kit()
+        try:
+            kit = await self.voice.kit()
+        except StageError as exc:  # it was loaded when the run began; a rebuild may fail
+            with contextlib.suppress(ConnectionError, OSError):
+                await self._write(
+                    Error(text=f"Mnemolis cannot listen: {exc}", code="stt-failed").event()
+                )
+            return
         pipeline = VoicePipeline(_Asker(self.daemon), kit, self.origin, _NoSink(), speak=False)
         try:
             if audio is None:
