@@ -22,9 +22,12 @@ from wyoming.client import AsyncTcpClient
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
+from mnemolis.config import load_config
 from mnemolis.core.announce import Announcement
 from mnemolis.core.origin import Origin
+from mnemolis.serve.satellite_doctor import satellite_findings
 from mnemolis.serve.satellites import Satellites
+from mnemolis.sources.base import Level
 from mnemolis.voice import engines
 from mnemolis.voice.settings import VoiceSettings
 from mnemolis.voice.speak import EspeakVoice
@@ -445,3 +448,25 @@ def test_a_satellite_is_told_when_the_daemon_cannot_listen(
         code="stt-failed",
     )
     assert replies == ["handled"]
+
+
+def test_doctor_says_which_satellites_answer_and_where_they_stand(tmp_path: Path) -> None:
+    with satellite(tmp_path, "kitchen-pi", [], area="Kitchen") as kitchen:
+        (tmp_path / "config" / "sources").mkdir(parents=True)
+        (tmp_path / "config" / "sources" / "serve.yaml").write_text(
+            serve_yaml(
+                ("kitchen", kitchen.address, None, None),
+                ("attic", f"tcp://127.0.0.1:{free_port()}", "attic", None),
+            ),
+            encoding="utf-8",
+        )
+        found = asyncio.run(satellite_findings(load_config(tmp_path / "config")))
+    by_check = {f.check: f for f in found}
+    assert by_check["satellite kitchen"].level is Level.OK
+    assert (
+        by_check["satellite kitchen"].text
+        == f"{kitchen.address} answers: wyoming-satellite 'kitchen-pi', area kitchen"
+    )
+    attic = by_check["satellite attic"]
+    assert attic.level is Level.WARNING and "cannot be reached" in attic.text
+    assert attic.fix is not None and "--uri tcp://127.0.0.1:" in attic.fix
