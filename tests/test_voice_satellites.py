@@ -50,6 +50,8 @@ __all__ = ["fixture_serve_home", "fixture_test_zims"]
 
 REQUESTS = (
     "turn off the light",
+    "turn on the light",
+    "the bedroom light",
     "set a timer for three seconds",
     "open the garage door",
     "yes",
@@ -470,3 +472,39 @@ def test_doctor_says_which_satellites_answer_and_where_they_stand(tmp_path: Path
     attic = by_check["satellite attic"]
     assert attic.level is Level.WARNING and "cannot be reached" in attic.text
     assert attic.fix is not None and "--uri tcp://127.0.0.1:" in attic.fix
+
+
+def test_which_one_is_answered_on_the_same_satellite_without_the_wake_word(
+    serve_home: ServeHome,
+    recogniser: GrammarRecogniser,
+    sounds: Callable[[str], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A satellite with no area: "turn on the light" is asked back ("Which one ...?", 8 s
+    of speech), and "the bedroom light", said once it has been asked, with no wake word,
+    is the answer."""
+    serve_home.simulator.clear()
+    with satellite(
+        tmp_path,
+        "hall",
+        [sounds("okay nabu, turn on the light"), "silence:10", sounds("the bedroom light")],
+    ) as hall:
+
+        async def run() -> InProcess:
+            async with in_process_daemon(
+                serve_home, serve_yaml(("hall", hall.address, None, None)), monkeypatch
+            ) as running:
+                await talking(running, hall)
+                await until(lambda: len(hall.answers()) >= 2)
+                return running
+
+        running = asyncio.run(run())
+        answers = hall.wait_answers(2)
+    assert [text for text, _origin in running.asked] == ["turn on the light", "the bedroom light"]
+    which = (
+        "Which one do you mean: the bedroom light, the hallway light, the kitchen light, "
+        "the living room lamp or the porch light?"
+    )
+    assert answers == spoken(which, "Done: the bedroom light is on.")
+    assert [c.device for c in serve_home.simulator.received()] == ["bedroom light"]

@@ -71,6 +71,7 @@ CONNECT_TIMEOUT_S = 5.0
 RECONNECT_S = (0.5, 1.0, 2.0, 5.0)
 #: After the answer was sent, its length and this much more is the satellite's own voice.
 ECHO_MARGIN_S = 0.3
+WINDOW_BYTES = 320  # the end-of-speech detector's 10 ms of pipeline audio
 TURNS_KEPT = 200
 
 
@@ -132,6 +133,8 @@ class SatelliteLink:
         self._audio = AudioIn()
         self._answering: asyncio.Task[None] | None = None
         self._deaf_until = 0.0  # monotonic: what the microphone hears before is our voice
+        self._follow_up = False  # listen without the wake word once the answer has played
+        self._unheard = b""  # the end-of-speech detector's part window (`_keep_context`)
         self._speaking = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -269,12 +272,32 @@ class SatelliteLink:
 
     async def _chunk(self, event: Event) -> None:
         audio = self._audio.chunk(event)  # CutOff for a flood; None for a format it cannot use
-        if audio is None or self._listener is None:
+        listener = self._listener
+        if audio is None or listener is None:
             return
         if self._answering is not None or time.monotonic() < self._deaf_until:
-            return  # answering, or our own voice from its speaker
-        for heard in self._listener.feed(audio):
+            self._keep_context(listener, audio)  # answering, or our own voice from its speaker
+            return
+        if self._follow_up:  # the question was asked: the reply needs no wake word
+            self._follow_up = False
+            listener.listen_now()
+        if not listener.listening:
+            self._keep_context(listener, audio)
+        for heard in listener.feed(audio):
             await self._listened(heard)
+
+    def _keep_context(self, listener: Listener, audio: Audio) -> None:
+        """The end-of-speech detector hears the whole stream, the wake word's wait and our
+        own voice too: its neural detector holds on to what it heard last, and after a
+        gap it would take the end of the last request for the start of the next."""
+        window = getattr(listener.endpoint, "window", None)
+        if window is None:
+            return
+        data = self._unheard + audio.pcm
+        usable = len(data) - len(data) % WINDOW_BYTES
+        self._unheard = data[usable:]
+        for start in range(0, usable, WINDOW_BYTES):
+            window(data[start : start + WINDOW_BYTES])
 
     async def _stream_ended(self) -> None:
         """``audio-stop``: the satellite stopped streaming (a timeout, or it was told to)."""
@@ -334,7 +357,7 @@ class SatelliteLink:
             turn = _unavailable(exc.message)
         except (ConnectionError, OSError):
             return
-        waiting = turn.answer is not None and turn.answer.outcome is Outcome.WAITING
+        waiting = asks_back(turn)
         record = TurnRecord(turn.heard.text, turn.heard.confidence, turn.said, turn.outcome)
         try:
             if not waiting:  # a satellite that woke itself stops streaming on a transcript
@@ -348,8 +371,7 @@ class SatelliteLink:
             return  # it went away mid-answer: the answer may have acted; nothing more to do
         finally:
             self._remember(record)
-        if waiting and self._listener is not None:
-            self._listener.listen_now()  # "yes" needs no wake word
+        self._follow_up = waiting  # "yes", "the bedroom light": once the question is heard
 
     def _remember(self, record: TurnRecord) -> None:
         self.turns.append(record)
@@ -410,6 +432,14 @@ class _NoSink:
 
     async def play(self, audio: Audio) -> None:
         return None
+
+
+def asks_back(turn: Turn) -> bool:
+    """The answer waits for a reply: a yes ("Do you want me to ...?", "Did you say ...?")
+    or a choice ("Which one do you mean: ...?")."""
+    if turn.answer is None:
+        return False
+    return turn.answer.outcome is Outcome.WAITING or turn.said.rstrip().endswith("?")
 
 
 def _unavailable(message: str) -> Turn:
