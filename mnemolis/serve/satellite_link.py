@@ -71,7 +71,6 @@ CONNECT_TIMEOUT_S = 5.0
 RECONNECT_S = (0.5, 1.0, 2.0, 5.0)
 #: After the answer was sent, its length and this much more is the satellite's own voice.
 ECHO_MARGIN_S = 0.3
-WINDOW_BYTES = 320  # the end-of-speech detector's 10 ms of pipeline audio
 TURNS_KEPT = 200
 
 
@@ -134,7 +133,6 @@ class SatelliteLink:
         self._answering: asyncio.Task[None] | None = None
         self._deaf_until = 0.0  # monotonic: what the microphone hears before is our voice
         self._follow_up = False  # listen without the wake word once the answer has played
-        self._unheard = b""  # the end-of-speech detector's part window (`_keep_context`)
         self._speaking = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -276,28 +274,13 @@ class SatelliteLink:
         if audio is None or listener is None:
             return
         if self._answering is not None or time.monotonic() < self._deaf_until:
-            self._keep_context(listener, audio)  # answering, or our own voice from its speaker
+            listener.hear_only(audio)  # answering, or our own voice from its speaker
             return
         if self._follow_up:  # the question was asked: the reply needs no wake word
             self._follow_up = False
             listener.listen_now()
-        if not listener.listening:
-            self._keep_context(listener, audio)
         for heard in listener.feed(audio):
             await self._listened(heard)
-
-    def _keep_context(self, listener: Listener, audio: Audio) -> None:
-        """The end-of-speech detector hears the whole stream, the wake word's wait and our
-        own voice too: its neural detector holds on to what it heard last, and after a
-        gap it would take the end of the last request for the start of the next."""
-        window = getattr(listener.endpoint, "window", None)
-        if window is None:
-            return
-        data = self._unheard + audio.pcm
-        usable = len(data) - len(data) % WINDOW_BYTES
-        self._unheard = data[usable:]
-        for start in range(0, usable, WINDOW_BYTES):
-            window(data[start : start + WINDOW_BYTES])
 
     async def _stream_ended(self) -> None:
         """``audio-stop``: the satellite stopped streaming (a timeout, or it was told to)."""

@@ -223,7 +223,8 @@ class VoicePipeline:
             while (item := await queue.get()) is not None:
                 chunk, arrived = item
                 if live and busy[0] <= arrived <= busy[1]:
-                    continue  # the assistant's own voice, not a request
+                    listener.hear_only(chunk)  # the assistant's own voice, not a request
+                    continue
                 for event in listener.feed(chunk):
                     if on_event is not None:
                         on_event(event)
