@@ -58,10 +58,11 @@ class Listener:
         return ended
 
     def hear_only(self, chunk: Audio) -> None:
-        """Sound that is no request (the wait for the wake word, the assistant's own voice)
-        still goes through the end-of-speech detector: its neural detector holds on to what
-        it heard last, and after a gap it would take the end of the last request for the
-        start of the next."""
+        """Sound that is no request (the assistant's own voice, dropped while it answers)
+        still goes through the end-of-speech detector before a follow-up: its neural
+        detector holds on to what it heard last, and after such a gap it took the end of
+        the last request for the start of the next. (Not while waiting for the wake word:
+        that would triple what a stream costs, 0.3 ms a 10 ms window.)"""
         window = getattr(self.endpoint, "window", None)
         if window is None:
             return
@@ -75,7 +76,6 @@ class Listener:
         self.at_s += chunk.seconds
         if not self.listening:
             assert self.wake is not None
-            self.hear_only(chunk)
             name = self.wake.process(chunk)
             if name is None:
                 return []
