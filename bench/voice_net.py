@@ -46,7 +46,7 @@ AREAS = {
 LINE = re.compile(
     r"satellite (\S+) heard '(.*)' \(\S+\): (.*) \[first audio (\d+) ms after the end of speech\]"
 )
-ROUND_S = 10.0  # a round: wake word and request (~3 s), the answer (~2 s), and a pause
+ROUND_S = 15.0  # a round: wake word and request (~3 s), the answer (~2 s), and a pause
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -209,10 +209,8 @@ class SatelliteLink:
         finally:
             self.up = False
             self._writer = None
-            self._listener = None
-            if self._answering is not None:
-                self._answering.cancel()
-            writer.close()
+            self._listener = None  # a request half said is dropped; one being answered is
+            writer.close()  # answered (it may act), and said if the satellite is back by then
 
     async def _read(self, reader: asyncio.StreamReader) -> Event:
         event = await read_event(reader, self.limits.max_body_bytes, self.limits.read_timeout_s)
