@@ -3,9 +3,9 @@
     python bench/plans_snapshot.py OUT.json [--hwu64 PATH]
     diff <(python bench/plans_snapshot.py /dev/stdout) before.json
 
-Parses every text of tests/data/*.jsonl (default config), of
-tests/data/big_home/sentences/*.jsonl (``--config tests/data/big_home``, its
-discovery loaded as `mnemolis eval` loads it, each row's ``room`` passed) and
+Parses every text of tests/data/*.jsonl (default config), of every home's and
+owner domain's tests/data/<home>/sentences/*.jsonl (``--config tests/data/<home>``,
+its discovery loaded as `mnemolis eval` loads it, each row's ``room`` passed) and
 of HWU64 (default config), one fresh call each with no context, and writes
 each whole plan (steps with intent, slots, provenance, schedule; clarify;
 notes) with the entity ids its device slots resolve to.
@@ -62,11 +62,10 @@ def main() -> int:
         result.update(snapshot(default, [hwu64]))
     else:
         print(f"no HWU64 at {hwu64}, skipped: {where_to_get(hwu64)}", file=sys.stderr)
-    big = load_config(ROOT / "tests" / "data" / "big_home")
-    registry, _ = home_registry(big, None)
-    big_home = Understander(big, registry)
-    sentences = sorted((ROOT / "tests" / "data" / "big_home" / "sentences").glob("*.jsonl"))
-    result.update(snapshot(big_home, sentences))
+    for folder in sorted((ROOT / "tests" / "data").glob("*/sentences")):
+        home = load_config(folder.parent)
+        registry, _ = home_registry(home, None)
+        result.update(snapshot(Understander(home, registry), sorted(folder.glob("*.jsonl"))))
     with open(args.out, "w", encoding="utf-8") as handle:
         json.dump(result, handle, ensure_ascii=False, indent=0, sort_keys=True)
         handle.write("\n")

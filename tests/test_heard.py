@@ -55,13 +55,7 @@ ONE_TURN = [
         Outcome.WAITING,
         {},
     ),
-    (
-        "turn off the kitchen light",
-        SURE,
-        "Done: the kitchen light is off.",
-        Outcome.ANSWERED,
-        {"kitchen light": [OFF]},
-    ),
+    ("turn off the kitchen light", SURE, "Done: the kitchen light is off.", Outcome.ANSWERED, {"kitchen light": [OFF]}),
     ("what time is it", UNSURE, "It's 10:00.", Outcome.ANSWERED, {}),  # a question: answered
     ("is the back door locked", UNSURE, "Yes, the back door is locked.", Outcome.ANSWERED, {}),
     (
@@ -72,13 +66,7 @@ ONE_TURN = [
         {},
     ),
     ("unlock the front door", UNSURE, "Did you say: unlock the front door?", Outcome.WAITING, {}),
-    (
-        "set a timer for 5 minutes",
-        UNSURE,
-        "Did you say: set a timer for 5 minutes?",
-        Outcome.WAITING,
-        {},
-    ),
+    ("set a timer for 5 minutes", UNSURE, "Did you say: set a timer for 5 minutes?", Outcome.WAITING, {}),
 ]
 
 

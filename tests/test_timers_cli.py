@@ -69,13 +69,21 @@ def test_chat_on_a_terminal_keeps_the_line_being_typed(home: Simulator, tmp_path
     os.close(follower)
     try:
         _read_until(leader, b"> ")
-        os.write(leader, b"set a timer for 6 seconds\r")  # long enough to type before it rings
-        _read_until(leader, b"Timer set for 6 seconds.")
-        _read_until(leader, b"> ")
+        # the half line must be typed before the timer rings: on a machine so busy that
+        # the reply and the prompt came after it, try again with a longer timer
+        for seconds in (6, 20, 60):
+            os.write(leader, f"set a timer for {seconds} seconds\r".encode())
+            before = _read_until(leader, f"Timer set for {seconds} seconds.".encode())
+            before += _read_until(leader, b"> ")
+            if b"timer is done" not in before:
+                break
+        else:
+            pytest.fail("every timer rang before the prompt came back")
         os.write(leader, b"what ti")  # half a question, not sent yet
-        shown = _read_until(leader, b"Your 6 second timer is done\r\n> what ti")
+        done = f"Your {seconds} second timer is done".encode()
+        shown = _read_until(leader, done + b"\r\n> what ti", timeout_s=seconds + 30.0)
         # the half-typed line was cleared, the announcement printed, the line shown again
-        assert b"\r\x1b[2KYour 6 second timer is done\r\n> what ti" in shown
+        assert b"\r\x1b[2K" + done + b"\r\n> what ti" in shown
         os.write(leader, b"me is it\r")
         assert b"It's " in _read_until(leader, b"It's ")
     finally:

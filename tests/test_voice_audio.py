@@ -20,9 +20,7 @@ from tests.support_voice import need, render, sox_make
 MAX_S = 20.0
 
 
-def header(
-    rate: int = 16000, channels: int = 1, bits: int = 16, data: int = 0, tag: int = 1
-) -> bytes:
+def header(rate: int = 16000, channels: int = 1, bits: int = 16, data: int = 0, tag: int = 1) -> bytes:
     align = channels * bits // 8
     fmt = struct.pack("<HHIIHH", tag, channels, rate, rate * align, align, bits)
     return (
@@ -157,10 +155,7 @@ def test_what_is_written_reads_back_the_same(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("synth", "clipped"),
-    [
-        (["synth", "1", "sine", "440", "vol", "0.5"], False),
-        (["synth", "1", "sine", "440", "gain", "20"], True),
-    ],
+    [(["synth", "1", "sine", "440", "vol", "0.5"], False), (["synth", "1", "sine", "440", "gain", "20"], True)],
 )
 def test_clipping_is_measured(tmp_path: Path, synth: list[str], clipped: bool) -> None:
     sound = read_wav(sox_make(tmp_path / "s.wav", *synth), MAX_S).audio

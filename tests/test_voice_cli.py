@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,29 @@ def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
     monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
     return recogniser
 
+#: sox's options for the raw sound a microphone command gives (16 kHz, 16-bit, mono)
+RAW = ["-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed"]
+
+#: An `arecord`-like microphone command in a room with a person in it: the first request
+#: as it is spoken (20 ms every 20 ms, never all at once), then, once the speaker has
+#: played something (a file appears), a moment later, the answer, then a second of quiet.
+PERSON = (
+    "import os, sys, time\n"
+    "def say(data):\n"
+    "    start = time.monotonic()\n"
+    "    for n in range(0, len(data), 640):\n"
+    "        time.sleep(max(0.0, start + n / 32000 - time.monotonic()))\n"
+    "        sys.stdout.buffer.write(data[n:n + 640]); sys.stdout.buffer.flush()\n"
+    "say(open(sys.argv[1], 'rb').read())\n"
+    "while not os.path.exists(sys.argv[2]):\n"
+    "    say(bytes(640))\n"
+    "time.sleep(1.0)\n"
+    "say(open(sys.argv[3], 'rb').read() + bytes(32000))\n"
+)
+
+#: A speaker command: reads what it is given to play, then says it played something.
+SPEAKER = "import sys; sys.stdin.buffer.read(); open(sys.argv[1], 'a').close()"
+
 
 def demo(cache: Path, *args: str) -> list[str]:
     return ["demo", "--cache", str(cache), *args]
@@ -52,10 +76,7 @@ def results(out: str) -> list[dict[str, Any]]:
 
 
 def test_demo_wav_answers_and_acts_on_the_demo_home_in_one_conversation(
-    demo_cache: Path,
-    recogniser: GrammarRecogniser,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    demo_cache: Path, recogniser: GrammarRecogniser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = [
         render("turn off the kitchen light", tmp_path / "on.wav"),
@@ -80,15 +101,10 @@ def test_demo_wav_answers_and_acts_on_the_demo_home_in_one_conversation(
 
 
 def test_a_doubtful_action_is_asked_back_and_a_spoken_yes_runs_it(
-    demo_cache: Path,
-    recogniser: GrammarRecogniser,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    demo_cache: Path, recogniser: GrammarRecogniser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     recogniser.unsure = ("turn on the bedroom light",)  # 0.4: under heard.ask_back_below (0.6)
-    files = [
-        render(t, tmp_path / f"{n}.wav") for n, t in enumerate(["turn on the bedroom light", "yes"])
-    ]
+    files = [render(t, tmp_path / f"{n}.wav") for n, t in enumerate(["turn on the bedroom light", "yes"])]
     asked_code = main(demo(demo_cache, "--json", "--wav", str(files[0])))
     [asked] = results(capsys.readouterr().out)
     assert asked["answer"] == "Did you say: turn on the bedroom light?"
@@ -157,10 +173,7 @@ def test_bad_sound_gets_a_clear_status_and_nothing_is_done(
 
 
 def test_a_recogniser_that_fails_is_status_1_and_nothing_is_done(
-    demo_cache: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    demo_cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(engines, "load_recogniser", lambda *_args: FailingRecogniser())
     path = render("turn off the kitchen light", tmp_path / "on.wav")
@@ -172,11 +185,7 @@ def test_a_recogniser_that_fails_is_status_1_and_nothing_is_done(
 
 
 def test_without_espeak_ng_the_answer_is_given_and_the_voice_says_why(
-    demo_cache: Path,
-    recogniser: GrammarRecogniser,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    demo_cache: Path, recogniser: GrammarRecogniser, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = render("turn off the kitchen light", tmp_path / "on.wav")
     monkeypatch.setenv("PATH", "/nonexistent")
@@ -211,14 +220,9 @@ def test_demo_wav_with_the_wake_word(
 
 
 def test_listen_wav_answers_over_the_home_it_is_configured_for(
-    home: Simulator,
-    recogniser: GrammarRecogniser,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    home: Simulator, recogniser: GrammarRecogniser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files = [
-        render(t, tmp_path / f"{n}.wav") for n, t in enumerate(["open the garage door", "yes"])
-    ]
+    files = [render(t, tmp_path / f"{n}.wav") for n, t in enumerate(["open the garage door", "yes"])]
     code = main(["listen", "--json", "--room", "kitchen", "--wav", *map(str, files)])
     asked, done = results(capsys.readouterr().out)
     assert asked["answer"] == "Do you want me to open the garage door?"
@@ -228,29 +232,26 @@ def test_listen_wav_answers_over_the_home_it_is_configured_for(
 
 
 def test_the_microphone_conversation_follows_a_question_up_without_the_wake_word(
-    demo_cache: Path,
-    recogniser: GrammarRecogniser,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    demo_cache: Path, recogniser: GrammarRecogniser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A microphone, as `arecord` would stream it (sox plays the room's sound): the wake
-    word, "open the garage door", the question back, then "yes" with no wake word."""
-    asked = render("okay nabu, open the garage door", tmp_path / "a.wav", pad_s=0.6)
-    yes = render("yes", tmp_path / "b.wav", pad_s=0.6)
-    room = tmp_path / "room.wav"
-    subprocess.run([need("sox"), str(asked), str(yes), str(room)], check=True)
+    """A microphone, as `arecord` would stream it, in a room where a person says the wake
+    word and "open the garage door", hears the question back, then says "yes" with no
+    wake word. The person answers when the speaker has asked, however busy the machine."""
+    asked, yes = tmp_path / "asked.raw", tmp_path / "yes.raw"
+    for said, raw in (("okay nabu, open the garage door", asked), ("yes", yes)):
+        wav = render(said, tmp_path / "said.wav", pad_s=0.6)
+        subprocess.run([need("sox"), "-q", str(wav), *RAW, str(raw)], check=True)
+    heard = tmp_path / "speaker-played"
     config = tmp_path / "config"
     (config / "sources").mkdir(parents=True)
+    person = [sys.executable, "-c", PERSON, str(asked), str(heard), str(yes)]
+    speaker = [sys.executable, "-c", SPEAKER, str(heard)]
     (config / "sources" / "voice.yaml").write_text(
-        "input:\n  command: [sox, -q, "
-        + str(room)
-        + ", -t, raw, -r, '16000', -c, '1', -b, '16', -e, signed, '-']\n"
-        "output:\n  command: [sox, -q, -t, wav, '-', -n]\n",
+        f"input:\n  command: {json.dumps(person)}\noutput:\n  command: {json.dumps(speaker)}\n"
+        "earcons:\n  enabled: false\n",
         encoding="utf-8",
     )
-    (config / "sources" / "mqtt.yaml").symlink_to(
-        Path(__file__).parents[1] / "sources" / "mqtt.yaml"
-    )
+    (config / "sources" / "mqtt.yaml").symlink_to(Path(__file__).parents[1] / "sources" / "mqtt.yaml")
     code = main(["--config", str(config), "demo", "--cache", str(demo_cache), "--voice"])
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
@@ -261,15 +262,11 @@ def test_the_microphone_conversation_follows_a_question_up_without_the_wake_word
     assert code == 0
 
 
-def test_doctor_reports_each_voice_stage(
-    home: Simulator, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_doctor_reports_each_voice_stage(home: Simulator, capsys: pytest.CaptureFixture[str]) -> None:
     need("espeak-ng")
     main(["doctor"])
     lines = capsys.readouterr().out.splitlines()
-    found = {
-        line.split()[1]: line.split()[0] for line in lines if line and not line.startswith(" ")
-    }
+    found = {line.split()[1]: line.split()[0] for line in lines if line and not line.startswith(" ")}
     assert found["wake"] == "OK" and "'Okay Nabu' (okay_nabu, cut-off 0.85)" in "\n".join(lines)
     assert found["speech"] == "OK"
     assert found["espeak-ng"] == "OK"
@@ -278,22 +275,10 @@ def test_doctor_reports_each_voice_stage(
 
 # (voice.yaml, the error)
 VOICE_YAML = [
-    (
-        "wake:\n  model: okay_mnemolis\n",
-        "sources/voice.yaml:2: wake.model must be one of okay_nabu",
-    ),
-    (
-        "end_of_speech:\n  silence_s: 0\n",
-        "sources/voice.yaml:2: end_of_speech.silence_s must be a number from 0.1 to 10",
-    ),
-    (
-        "input:\n  command: arecord\n",
-        "sources/voice.yaml:2: input.command must be a program and its arguments",
-    ),
-    (
-        "earcons:\n  start: {tones: [20000]}\n",
-        "sources/voice.yaml:2: earcons.start.tones must be a list of frequencies",
-    ),
+    ("wake:\n  model: okay_mnemolis\n", "sources/voice.yaml:2: wake.model must be one of okay_nabu"),
+    ("end_of_speech:\n  silence_s: 0\n", "sources/voice.yaml:2: end_of_speech.silence_s must be a number from 0.1 to 10"),
+    ("input:\n  command: arecord\n", "sources/voice.yaml:2: input.command must be a program and its arguments"),
+    ("earcons:\n  start: {tones: [20000]}\n", "sources/voice.yaml:2: earcons.start.tones must be a list of frequencies"),
     ("speaker: usb\n", "sources/voice.yaml:1: unknown key 'speaker'"),
 ]
 

@@ -22,12 +22,7 @@ from mnemolis.voice.wake import MicroWakeWordEngine
 from mnemolis.voice.wav import read_wav
 from tests.support_voice import GrammarRecogniser, need, render, sox_make
 
-REQUESTS = (
-    "turn off the kitchen light",
-    "turn on the bedroom light",
-    "open the garage door",
-    "yes",
-)
+REQUESTS = ("turn off the kitchen light", "turn on the bedroom light", "open the garage door", "yes")
 
 
 def test_espeak_speaks_and_pocketsphinx_hears_it(tmp_path: Path) -> None:
@@ -56,10 +51,7 @@ def test_a_sentence_is_never_read_as_an_option() -> None:
     ("settings", "words"),
     [
         (VoiceEngine(voice="klingon-xx"), "espeak-ng failed"),
-        (
-            VoiceEngine(),
-            "espeak-ng is not installed, so answers cannot be spoken: apt-get install espeak-ng",
-        ),
+        (VoiceEngine(), "espeak-ng is not installed, so answers cannot be spoken: apt-get install espeak-ng"),
     ],
 )
 def test_a_voice_that_fails_says_why(
@@ -131,7 +123,9 @@ def test_end_of_speech_tells_speech_from_silence_and_noise(
         speech = ends = True  # loudness alone cannot tell noise from a voice
     endpoint = SpeechEndpoint(dataclasses.replace(SPEECH, engine=engine))
     audio = read_wav(path, 20).audio
-    ended_at = next((i for i, c in enumerate(chunks(audio, 30)) if endpoint.process(c)), None)
+    ended_at = next(
+        (i for i, c in enumerate(chunks(audio, 30)) if endpoint.process(c)), None
+    )
     assert endpoint.started is speech
     assert (ended_at is not None) is (ends and kind == "speech")
     if kind == "speech":  # ends after the speech and its silence, before the recording does
@@ -151,10 +145,7 @@ def test_earcons_are_short_tones_in_the_pipeline_format() -> None:
 DEVICE_TROUBLE = [
     ("arecord: main:831: audio open error: Device or resource busy", "busy"),
     ("Error opening RawInputStream: Device unavailable [PaErrorCode -9985]", "busy"),
-    (
-        "ALSA lib pcm_hw.c:1829:(_snd_pcm_hw_open) Invalid value for card\narecord: main:831: audio open error: No such file or directory",
-        "missing",
-    ),
+    ("ALSA lib pcm_hw.c:1829:(_snd_pcm_hw_open) Invalid value for card\narecord: main:831: audio open error: No such file or directory", "missing"),
     ("ALSA lib confmisc.c:855:(parse_card) cannot find card '9'", "missing"),
     ("arecord: main:831: audio open error: Invalid argument", "failed"),
 ]
@@ -199,22 +190,7 @@ def test_a_microphone_command_that_is_not_installed_says_so() -> None:
 def test_a_microphone_command_streams_pipeline_chunks(tmp_path: Path) -> None:
     """An arecord-style program: here sox plays a recording as raw 48 kHz stereo."""
     spoken = render("what time is it", tmp_path / "s.wav")
-    command = (
-        need("sox"),
-        "-q",
-        str(spoken),
-        "-t",
-        "raw",
-        "-r",
-        "48000",
-        "-c",
-        "2",
-        "-b",
-        "16",
-        "-e",
-        "signed",
-        "-",
-    )
+    command = (need("sox"), "-q", str(spoken), "-t", "raw", "-r", "48000", "-c", "2", "-b", "16", "-e", "signed", "-")
     source = CommandSource(command, dataclasses.replace(PIPELINE_FORMAT, rate=48000, channels=2))
 
     async def read() -> bytes:

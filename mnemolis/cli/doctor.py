@@ -23,7 +23,7 @@ def check_intents(assistant: Assistant) -> Finding:
     failures = run.failures
     summary = f"{len(config.intents)} intents, {run.summary()}"
     if failures:
-        shown = "; ".join(failures[:3])
+        shown = "; ".join(f.splitlines()[0] for f in failures[:3])
         fix = "reword those phrases or examples; `mnemolis check` lists every failure"
         return Finding("intents", Level.BROKEN, f"{summary}: {shown}", fix)
     return Finding("intents", Level.OK, summary)

@@ -42,6 +42,9 @@ class Scope(enum.Enum):
     FULL = "in full"
     INTENT = "on intent only"
     DEMO = "written for the demo home"
+    #: a shipped decline's example that says a phrase the decline gave up to the owner's
+    #: own intents (`config.owner_words`): "order a pizza" is the owner's now
+    OWNER = "given up to the owner's intents"
 
 
 HomeKey = frozenset[tuple[str, str, str | None]]
@@ -109,6 +112,11 @@ class HomeScope:
                 elif f" {key} " not in said:
                     scope = Scope.INTENT
         return scope
+
+    def given_up(self, intent: str, spoken: str) -> bool:
+        """A shipped example of a decline that says a phrase it gave up to the owner."""
+        said = f" {name_key(spoken)} "
+        return any(f" {name_key(p)} " in said for p in self.config.yielded.get(intent, ()))
 
     def _names_only_the_owner_has(self, said: str) -> bool:
         return any(

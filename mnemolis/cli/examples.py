@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.cli.example_scope import HOME_SLOT_TYPES, HomeScope, Scope
+from mnemolis.cli.example_why import why_intent, why_split, why_values
 from mnemolis.config import Config
 from mnemolis.config.intents import Example
 from mnemolis.core.plan import Part
@@ -40,7 +41,9 @@ class ExampleRun:
         passed = f"{self.run - len(self.failures)}/{self.run} examples pass"
         if not self.owner and not self.scopes[Scope.INTENT] and not self.scopes[Scope.DEMO]:
             return passed
-        shipped = ", ".join(f"{self.scopes[s]} {s.value}" for s in Scope)
+        shipped = ", ".join(
+            f"{self.scopes[s]} {s.value}" for s in Scope if s is not Scope.OWNER or self.scopes[s]
+        )
         return f"shipped examples over this home: {shipped}; {self.owner} the owner's; {passed}"
 
 
@@ -53,11 +56,13 @@ def run_examples(config: Config, understander: Understander) -> ExampleRun:
         for ex in intent.examples:
             spoken = understander.normalizer.normalize(ex.text).text
             scope = home.scope(ex, intent.path, spoken)
+            if home.shipped(ex, intent.path) and home.given_up(intent.name, spoken):
+                scope = Scope.OWNER
             if home.shipped(ex, intent.path):
                 out.scopes[scope] += 1
             else:
                 out.owner += 1
-            if scope is not Scope.DEMO:
+            if scope in (Scope.FULL, Scope.INTENT):
                 out.failures += _failures(config, understander, ex, intent.path, scope)
     return out
 
@@ -71,10 +76,12 @@ def _failures(
     where = f"{path}:{ex.line}" if ex.line else path
     if len(plan.steps) != 1 or not parts:
         shape = f"{len(plan.steps)} steps" if len(plan.steps) != 1 else "a conditional"
-        return [f"{where}: {ex.text!r} gave {shape}, expected one part"]
+        why = why_split(understander, ex.text)
+        return [_explained(f"{where}: {ex.text!r} gave {shape}, expected one part", why)]
     part = parts[0]
     if part.intent != ex.intent:
-        return [f"{where}: {ex.text!r} -> {part.intent}, expected {ex.intent}"]
+        why = why_intent(understander, ex.text, ex.intent)
+        return [_explained(f"{where}: {ex.text!r} -> {part.intent}, expected {ex.intent}", why)]
     failures = []
     for slot, value in ex.slots.items():
         spec = config.slots.get(slot)
@@ -84,7 +91,14 @@ def _failures(
             failures.append(
                 f"{where}: {ex.text!r} slot {slot} = {part.slots.get(slot)!r}, expected {value!r}"
             )
+    if failures:  # the value readings, once, under the first
+        failures[0] = _explained(failures[0], why_values(plan))
     return failures
+
+
+def _explained(failure: str, why: list[str]) -> str:
+    """A failure with its reasons on the lines under it (the first line stands alone)."""
+    return "\n".join([failure, *(f"    {line}" for line in why)])
 
 
 #: Scores closer than this are equal.

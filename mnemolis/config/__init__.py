@@ -35,6 +35,7 @@ from mnemolis.config.overlay import (
     layers_of,
     source_files,
 )
+from mnemolis.config.owner_words import yield_to_owner
 from mnemolis.config.problems import Problems
 from mnemolis.config.questions import DeviceClasses, QuestionWords, read_questions
 from mnemolis.config.routines import load_steps
@@ -110,6 +111,8 @@ class Config:
     source_paths: dict[str, list[Path]] = field(default_factory=dict)  # stem -> its files
     questions: QuestionWords = field(default_factory=QuestionWords)  # what makes a question
     device_classes: DeviceClasses = field(default_factory=DeviceClasses)  # words per class
+    #: the phrases shipped declines gave up to the owner's intents (`owner_words`)
+    yielded: dict[str, list[str]] = field(default_factory=dict)
 
     def intent(self, name: str | None) -> IntentSpec | None:
         return self.intents.get(name) if name else None
@@ -167,6 +170,8 @@ def load_config(
     )
     catalog = build_catalog(intent_docs, slots, problems)
     intents = catalog.intents
+    # "order a pizza" is the owner's own, when they say so
+    yielded = yield_to_owner(intents, lang.stop_words | lang.filler_words)
     questions, device_classes = read_questions(intent_docs, intents, problems)
     if not intents and not problems:
         problems.add(ConfigError(owner / "intents" / language, None, "no intents defined"))
@@ -218,6 +223,7 @@ def load_config(
         source_paths=source_paths,
         questions=questions,
         device_classes=device_classes,
+        yielded=yielded,
     )
 
 

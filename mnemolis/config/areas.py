@@ -24,6 +24,9 @@ class AreaWords:
     here: list[str] = field(default_factory=list)  # the area the request comes from
     floor_nouns: list[str] = field(default_factory=list)  # "floor", "storey", "level"
     floor_leads: list[str] = field(default_factory=list)  # "on the" (first floor)
+    #: Words before an area's name ("in", "at"): after the devices asked for, what follows
+    #: them names an area, one the home may not have ("the lights in the cellar").
+    leads: list[str] = field(default_factory=list)
     floor_levels: dict[str, int] = field(default_factory=dict)  # "ground" -> 0, "first" -> 1
     #: Words with a meaning of their own that fuzzy matching never turns into a
     #: device or an area ("halfway" is not "hallway", "hot" is not "hob").
@@ -41,7 +44,7 @@ class AreaWords:
         return phrases
 
 
-_LISTS = ("upstairs", "downstairs", "everywhere", "here", "floor_nouns", "floor_leads")
+_LISTS = ("upstairs", "downstairs", "everywhere", "here", "floor_nouns", "floor_leads", "leads")
 
 
 def load_areas(data: Any, at: At) -> AreaWords:

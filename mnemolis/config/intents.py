@@ -108,6 +108,10 @@ class SlotSpec:
     units: list[str] = field(default_factory=list)  # words that mark a number as this slot
     missing_penalty: float | None = None  # cost when an intent requires it and it is missing
     keeps_times: bool = False  # a text slot whose words may say a time ("we leave in 5 minutes")
+    #: A list slot one request may fill with several values ("with ham and olives"): its
+    #: values joined by a conjunction stay in one part, as a list. ``several: false``: one
+    #: value a request, so a second one joined on is a second request ("today and tomorrow").
+    several: bool = True
 
 
 def closest(word: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -151,6 +155,12 @@ def _phrase(item: Any, at: At) -> Phrase:
         raise at.error("a phrase must be a string or {text: ..., weight: ...}")
     if not phrase.text:
         raise at.error("a phrase must not be empty")
+    for word in phrase.text.split():
+        if ("(" in word) != (")" in word):
+            raise at.error(
+                f"phrase {phrase.text!r}: a choice (a|b) is of single words; write a phrase "
+                "for each choice of several words"
+            )
     return phrase
 
 
@@ -376,8 +386,17 @@ def _check_captures(
             )
 
 
+#: Keys of a slot as `load_slot` reads them.
+SLOT_KEYS = ("type", "values", "min", "max", "units", "missing_penalty", "keeps_times", "several")
+
+
 def load_slot(name: str, data: Any, at: At) -> SlotSpec:
     data = as_mapping(data, at, f"slot {name!r}")
+    for key in data:
+        if key not in SLOT_KEYS:
+            raise (at / key).error(
+                f"slot {name!r}: unknown key {key!r}{closest(str(key), SLOT_KEYS)}"
+            )
     kind = data.get("type", "list")
     if kind not in SLOT_TYPES:
         raise (at / "type").error(
@@ -417,6 +436,16 @@ def load_slot(name: str, data: Any, at: At) -> SlotSpec:
         if not isinstance(data["keeps_times"], bool):
             raise (at / "keeps_times").error(f"slot {name!r}: keeps_times must be true or false")
         spec.keeps_times = data["keeps_times"]
+    if "several" in data:
+        if not isinstance(data["several"], bool):
+            raise (at / "several").error(f"slot {name!r}: several must be true or false")
+        if kind != "list":
+            raise (at / "several").error(
+                f"slot {name!r}: several is for a list slot (a {kind} slot takes one value)"
+            )
+        spec.several = data["several"]
+    elif kind != "list":
+        spec.several = False
     return spec
 
 

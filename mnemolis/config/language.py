@@ -47,11 +47,13 @@ class Language:
     plural_pronouns: set[str] = field(default_factory=set)
     subject_pronouns: set[str] = field(default_factory=set)
     determiners: set[str] = field(default_factory=set)
+    naming_determiners: set[str] = field(default_factory=set)  # "the", "my": before a name
     prepositions: set[str] = field(default_factory=set)
     place_prepositions: set[str] = field(default_factory=set)
     all_words: set[str] = field(default_factory=set)
     ellipsis_openers: list[str] = field(default_factory=list)
     topic_framing: list[str] = field(default_factory=list)
+    exclusions: list[str] = field(default_factory=list)  # "except", "all but", "other than"
     yes_words: set[str] = field(default_factory=set)
     no_words: set[str] = field(default_factory=set)
     lemma_overrides: dict[str, str] = field(default_factory=dict)
@@ -72,6 +74,7 @@ _LANGUAGE_LISTS = {
     "ellipsis_openers": "ellipsis_openers",
     "months": "months",
     "topic_framing": "topic_framing",
+    "exclusions": "exclusions",
 }
 _LANGUAGE_SETS = {
     "stop_words": "stop_words",
@@ -82,6 +85,7 @@ _LANGUAGE_SETS = {
     "plural_pronouns": "plural_pronouns",
     "subject_pronouns": "subject_pronouns",
     "determiners": "determiners",
+    "naming_determiners": "naming_determiners",
     "prepositions": "prepositions",
     "place_prepositions": "place_prepositions",
     "all_words": "all_words",

@@ -111,7 +111,7 @@ from mnemolis.evaluation.datasets import (
     read_datasets,
 )
 from mnemolis.evaluation.entities import entity_ids, unknown_ids
-from mnemolis.evaluation.floors import FLOORS, check_floors
+from mnemolis.evaluation.floors import FLOORS, check_floors, wrong_device_floor
 from mnemolis.evaluation.metrics import PartKeyer
 from mnemolis.evaluation.output import dump_row, jsonable, write_file
 from mnemolis.evaluation.report import (
@@ -122,6 +122,7 @@ from mnemolis.evaluation.report import (
     split_mistakes,
     summarise,
 )
+from mnemolis.evaluation.wrong_device import wrong_device_lines, wrong_devices
 
 if TYPE_CHECKING:  # spaCy loads when the command runs, not when `mnemolis --help` builds its parser
     from mnemolis.core.devices import DeviceRegistry
@@ -223,6 +224,12 @@ def add_eval_parser(sub: Any) -> None:
             metavar="X",
             help=f"exit 1 when {f.name} is below X",
         )
+    p.add_argument(
+        "--max-wrong-device",
+        type=int,
+        metavar="N",
+        help="exit 1 when more than N parts act on a device outside the labelled ones",
+    )
     p.set_defaults(func=cmd_eval)
 
 
@@ -359,6 +366,8 @@ def run(
             acts = speech.acts_on_device(config)
             spoken = speech.summarise_speech(results, heard, normalize, acts, timing)
         floors = check_floors(summaries[0], args)
+        wrong = wrong_devices(results, ids_of, config, registry) if ids_of else None
+        floors += wrong_device_floor(wrong, args)
         parts, splits = part_mistakes(results), split_mistakes(results)
 
         mapping = dataset.mapping.path if dataset.mapping else None
@@ -380,12 +389,13 @@ def run(
         lines.append("")
         for s in summaries:
             lines += [*slice_lines(s), ""]
+        if wrong is not None:
+            every = HOLDOUT_EVERY if args.holdout else None
+            lines += [*wrong_device_lines(wrong, every), ""]
         if spoken is not None:
             lines += [*speech.speech_lines(spoken, timing), ""]
         lines += mistake_lines(parts, splits, args.errors, show_file=len(args.files) > 1)
-        for f in floors:
-            verdict = "ok" if f.passed else "MISSED"
-            lines.append(f"floor {f.name}: {f.value:.3f} >= {f.floor:.3f} {verdict}")
+        lines += [f.line() for f in floors]
         out.write("\n".join(lines).rstrip("\n") + "\n")
 
         if args.json:
@@ -400,6 +410,7 @@ def run(
                 "floors": jsonable(floors),
                 "speech": jsonable(spoken) if spoken is not None else None,
                 "passed": all(f.passed for f in floors),
+                "wrong_device": jsonable(wrong) if wrong is not None else None,
                 "mistakes": {
                     "parts": jsonable(parts[: args.errors]),
                     "splits": jsonable(splits[: args.errors]),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mnemolis.evaluation.datasets import DataError
 from mnemolis.evaluation.report import SliceSummary
+from mnemolis.evaluation.wrong_device import WrongDevice
 
 
 @dataclass
@@ -86,6 +87,13 @@ class FloorCheck:
     floor: float
     value: float
     passed: bool
+    bound: str = ">="  # the value is at least the floor; "<=": at most (a count)
+
+    def line(self) -> str:
+        verdict = "ok" if self.passed else "MISSED"
+        if self.bound == "<=":
+            return f"floor {self.name}: {self.value:.0f} <= {self.floor:.0f} {verdict}"
+        return f"floor {self.name}: {self.value:.3f} >= {self.floor:.3f} {verdict}"
 
 
 def check_floors(summary: SliceSummary, args: argparse.Namespace) -> list[FloorCheck]:
@@ -106,3 +114,22 @@ def check_floors(summary: SliceSummary, args: argparse.Namespace) -> list[FloorC
 
 
 # --------------------------------------------------------------------------- options
+
+
+def wrong_device_floor(
+    found: Sequence[WrongDevice] | None, args: argparse.Namespace
+) -> list[FloorCheck]:
+    """``--max-wrong-device N``: at most N wrong-device actions (`wrong_device`); shown as
+    a floor whose value is the count and whose bound is N."""
+    bound = getattr(args, "max_wrong_device", None)
+    if bound is None:
+        return []
+    if found is None:
+        where = ", ".join(args.files)
+        raise DataError(
+            where, None, "--max-wrong-device needs labelled entities, and this data has none"
+        )
+    actions = sum(w.acts for w in found)
+    return [
+        FloorCheck("wrong-device actions", float(bound), float(actions), actions <= bound, "<=")
+    ]

@@ -50,12 +50,14 @@ class Understander:
         self.registry = registry if registry is not None else registry_from_config(config)
         self.text = TextPipeline(config.language)
         self.normalizer = Normalizer(config.language)
-        self.intent_map = IntentMap(config, self.text)
+        self.intent_map = IntentMap(config, self.text, self.normalizer.written)
         # times: "for an hour and a half" is one span, "at 11 pm" schedules an action
         self.times = TimeReader(config)
         self.scheduled = ScheduledActions(config, self.times)
         self.names = NameIndex(config, self.text, self.registry, [self.times, *name_sources])
-        self.analyzer = Analyzer(config, self.text, self.intent_map, self.names)
+        self.analyzer = Analyzer(
+            config, self.text, self.intent_map, self.names, self.normalizer.written
+        )
         self.slots: SlotExtractor = TimedSlots(config, self.names, self.times)
         self.router = Router(config, self.slots)
         self.guards = Guards(config, self.names)
@@ -145,7 +147,7 @@ class Understander:
             trace.begin("decompose")
         dec = self.decomposer.decompose(a, start, end)
         if trace:
-            self._describe_split(a, dec, trace)
+            self._describe_split(a, (start, end), dec, trace)
         return self._steps(a, dec, context, None, trace, conditions=True)
 
     def _steps(
@@ -255,22 +257,26 @@ class Understander:
     def _inherit(self, a: Analysis, root: Routed, frag: Fragment, trace: Trace | None) -> Part:
         """ "close the garage door as well as the living room blinds": borrow the verb."""
         toks = a.tokens
-        fill = None
-        if root.best is not None:
-            for slot_type in sorted(frag.slot_types):
-                candidate = root.best.slots.fills.get(slot_type)
-                if candidate is not None and candidate.start >= 0:
-                    fill = candidate
-                    break
+        # the values the fragment says anew replace the root's ("order a large pepperoni
+        # and a small margherita": both the size and the pizza)
+        fills = [
+            f
+            for slot_type in sorted(frag.slot_types)
+            if root.best is not None
+            and (f := root.best.slots.fills.get(slot_type)) is not None
+            and f.start >= 0
+        ]
         frag_s, frag_e = frag.start, frag.end
-        if fill is not None:
-            before = [t.lower for t in toks[max(root.start, fill.start - 2) : fill.start]]
+        if fills:
+            first = min(f.start for f in fills)
+            last = max(f.end for f in fills)
+            before = [t.lower for t in toks[max(root.start, first - 2) : first]]
             while frag_s < frag_e and before and toks[frag_s].lower in before:
                 before.remove(toks[frag_s].lower)
                 frag_s += 1
-            head = a.text[toks[root.start].start : toks[fill.start].start]
-            tail = a.text[toks[fill.end - 1].end : toks[root.end - 1].end]
-            kept = list(range(root.start, fill.start)) + list(range(fill.end, root.end))
+            head = a.text[toks[root.start].start : toks[first].start]
+            tail = a.text[toks[last - 1].end : toks[root.end - 1].end]
+            kept = list(range(root.start, first)) + list(range(last, root.end))
         else:
             head = a.span_text(root.start, root.end) + " "
             tail = ""
@@ -403,13 +409,18 @@ class Understander:
             text += f" else {a.span_text(*found.otherwise)!r}"
         return text
 
-    @staticmethod
-    def _describe_split(a: Analysis, dec: Decomposition, trace: Trace) -> None:
+    def _describe_split(
+        self, a: Analysis, span: tuple[int, int], dec: Decomposition, trace: Trace
+    ) -> None:
         if not dec.occurrences:
             trace.note("no conjunctions")
+        judge = self.guards.value_lists.judge
         for o in dec.occurrences:
             where = f"{a.span_text(o.start, o.end)!r} at token {o.start}"
-            trace.note(f"{where}: " + (f"protected ({o.guard})" if o.guard else "split point"))
+            if o.guard:
+                trace.note(f"{where}: protected ({o.guard})")
+            else:  # why the value-list guard let it split
+                trace.note(f"{where}: split point ({judge(a, *span, o, dec.occurrences).why})")
         for split in dec.tried:
             mark = "*" if split is dec.chosen else " "
             trace.note(f"{mark} {split.strategy!r}: {len(split.fragments)} part(s)")
@@ -443,6 +454,6 @@ class Understander:
                 "    slots: "
                 + ", ".join(f"{k}={v!r} ({hows.get(k, '?')})" for k, v in p.slots.items())
             )
-        for key in ("declined", "reason", "options"):
+        for key in ("declined", "reason", "options", "readings"):
             if key in p.provenance:
                 trace.note(f"    {key}: {p.provenance[key]}")

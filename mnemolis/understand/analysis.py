@@ -7,6 +7,7 @@ decomposition tries to split it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
 from mnemolis.config import Config
-from mnemolis.understand.intents import IntentMap, Match
+from mnemolis.understand.intents import MAX_GAP, IntentMap, Match
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.text import TextPipeline, Token
 
@@ -32,6 +33,7 @@ CUE_KINDS = (
     "opener",
     "ellipsis",
     "framing",
+    "exclude",
 )
 
 
@@ -91,7 +93,14 @@ class Analysis:
 class Analyzer:
     """Owns the compiled matchers; `analyze` is the per-query entry point."""
 
-    def __init__(self, config: Config, text: TextPipeline, intents: IntentMap, names: NameIndex):
+    def __init__(
+        self,
+        config: Config,
+        text: TextPipeline,
+        intents: IntentMap,
+        names: NameIndex,
+        written: Callable[[str], str] = str,
+    ):
         self.config = config
         self.text = text
         self.intents = intents
@@ -111,6 +120,7 @@ class Analyzer:
             "opener": lang.polite_openers,
             "ellipsis": lang.ellipsis_openers,
             "framing": lang.topic_framing,
+            "exclude": lang.exclusions,
         }
         for kind, phrases in lists.items():
             for phrase in phrases:
@@ -118,7 +128,19 @@ class Analyzer:
         self._slots = PhraseMatcher(text.vocab, attr="LEMMA")
         for slot in config.slots.values():
             for form, value in slot.values.items():
-                self._slots.add(f"{slot.name}\t{value}", [text.doc(form)])
+                # as a query reads it: "four cheese" is said "4 cheese"
+                self._slots.add(f"{slot.name}\t{value}", [text.doc(written(form))])
+
+    def _gaps_fit(self, m: Match, slot_words: list[SlotWord]) -> bool:
+        """A wide gap holds at most `MAX_GAP` words that are not values of the intent's
+        list slots."""
+        if not m.rule.wide or m.end - m.start - len(m.literal) <= MAX_GAP:
+            return True
+        slots = self.config.intents[m.rule.intent].slots
+        values = {i for w in slot_words if w.slot in slots for i in range(w.start, w.end)}
+        literal = set(m.literal)
+        other = [i for i in range(m.start, m.end) if i not in literal and i not in values]
+        return len(other) <= MAX_GAP
 
     def analyze(self, text: str) -> Analysis:
         doc = self.text.doc(text)
@@ -132,7 +154,7 @@ class Analyzer:
         for match_id, start, end in self._slots(doc):
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
-        found = self.intents.find(doc)
+        found = [m for m in self.intents.find(doc) if self._gaps_fit(m, slot_words)]
         return Analysis(
             text=text,
             doc=doc,

@@ -19,9 +19,14 @@ class SlotFill:
     start: int = -1  # token range in the analysed text; -1 when not from the text
     end: int = -1
     how: str = "exact"  # exact, fuzzy:0.91, noun, room, all, unit, pattern, topic, context, ...
+    #: Several values of one slot ("ham and olives"): where each was said; the words
+    #: between them are not the slot's.
+    spans: tuple[tuple[int, int], ...] = ()
 
     @property
-    def tokens(self) -> range:
+    def tokens(self) -> list[int] | range:
+        if self.spans:
+            return [i for s, e in self.spans for i in range(s, e)]
         return range(self.start, self.end) if self.start >= 0 else range(0)
 
 
@@ -33,6 +38,11 @@ class SlotResult:
     wrong_type: bool = False  # the named device cannot do what the intent does
     implied: bool = False  # no device was named; the intent's own type stands in
     missing: str | None = None  # the device type asked for, with no device of it there
+    unknown: str | None = None  # the words of an area or a device the home does not have
+    left_out: list[str] = field(default_factory=list)  # "... except the kitchen": taken out
+    exclusion: Any = None  # what "except ..." takes out (`exclusion.LeftOut`), for readings
+    #: The list values read, with what each beat (`list_values.Reading`), for explain.
+    readings: list[Any] = field(default_factory=list)
 
     def values(self) -> dict[str, Any]:
         return {name: fill.value for name, fill in self.fills.items()}

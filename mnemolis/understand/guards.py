@@ -13,7 +13,10 @@ still judged on its own.
   word on each side, not by the rest of the query;
 - an area pair: "the lights in the kitchen and dining room", "the bedroom
   and bathroom lights" join two areas under one verb and one type word: one
-  part over both areas (the resolver unites the areas a part names).
+  part over both areas (the resolver unites the areas a part names);
+- a list of items ("add milk, eggs and bread to the list": `item_lists`) and
+  a list of values of one intent's slots ("a pizza with ham and olives":
+  `value_lists`).
 
 The third guard, meaningful content, judges the parts a split produces and
 lives in `decompose`.
@@ -25,8 +28,10 @@ from dataclasses import dataclass
 
 from mnemolis.config import Config
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.exclusion import Exclusions
 from mnemolis.understand.item_lists import ItemLists
 from mnemolis.understand.names import NameIndex
+from mnemolis.understand.value_lists import ValueLists
 
 #: How far after a no-split word its conjunction may be.
 NOSPLIT_WINDOW = 8
@@ -56,6 +61,8 @@ class Guards:
         self.pairing = {c for c in lang.conjunctions if c.split()[0] == "and"} | {"and", "&"}
         self.name_joiners = {"and", "&", "plus", "n", "'n'"}
         self.item_lists = ItemLists(config)  # "add milk, eggs and bread to the list"
+        self.value_lists = ValueLists(config)  # "a pizza with extra cheese and mushrooms"
+        self.exclusions = Exclusions(config)
         self.determiners = lang.determiners
 
     def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
@@ -72,6 +79,8 @@ class Guards:
             return occ
         self._no_split(a, start, end, occ)
         self.item_lists.protect(a, start, end, occ)
+        self.value_lists.protect(a, start, end, occ)
+        self.exclusions.protect(a, start, end, occ)  # "except the kitchen and the hall"
         for o in occ:
             if o.guard is None and o.kind != ",":
                 o.guard = (

@@ -8,10 +8,16 @@ Matcher, whose
 alignments tell which words were the phrase, which were the gap and which
 were captured. One pass of each matcher per query finds every phrase of
 every intent; routing then looks only at matches inside a part.
+
+A ``{slot}`` of a list slot captures a whole value, of one word or several
+("with {topping}" captures "extra cheese"): the phrase becomes one pattern
+per length of the slot's values, and a match whose captured words are not
+one of its values is dropped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +31,10 @@ from mnemolis.understand.text import TextPipeline
 GAP = "..."
 NUMBER = "#"
 MAX_GAP = 5
+#: A gap of an intent with a list slot that takes several values may also hold that many
+#: words of its values ("give the pots and the hanging baskets a drink"): `Analyzer`
+#: counts only the others against `MAX_GAP`.
+VALUE_GAP = 6
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,7 @@ class PhraseRule:
     # per pattern token: "lit", "gap" or "slot:<name>"
     roles: tuple[str, ...] = ()
     avoid: bool = False  # a word that argues against the intent, not for it
+    wide: bool = False  # its gaps may hold values of the intent's list slots besides
 
 
 @dataclass
@@ -70,9 +81,6 @@ def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpe
         slot = config.slots[slot_name]
         if slot.type == "number":
             spec: dict[str, Any] = {"LIKE_NUM": True}
-        elif slot.type == "list":
-            forms = sorted({text.lemma(f) for f in slot.values if " " not in f})
-            spec = {"LEMMA": {"IN": forms}}
         else:
             raise ConfigError(
                 intent.path,
@@ -106,6 +114,27 @@ def _token_spec(word: str, text: TextPipeline, config: Config, intent: IntentSpe
     return out
 
 
+def _plain(word: str) -> bool:
+    """A word of a template with no syntax of its own (gap, choice, capture, optional)."""
+    return word not in (GAP, NUMBER) and not any(c in word for c in "|?{}()")
+
+
+def _read_as_said(words: list[str], written: Callable[[str], str]) -> list[str]:
+    """The template's runs of plain words as a query reads them (`Normalizer.written`),
+    its syntax left as it is."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, GAP]:
+        if _plain(word):
+            run.append(word)
+            continue
+        if run:
+            out.extend(written(" ".join(run)).split())
+            run = []
+        out.append(word)
+    return out[:-1]
+
+
 def _first_keys(spec: dict[str, Any]) -> list[tuple[str, str]]:
     """The bucket(s) of a pattern by its first token: a lemma, a word as written, a
     choice of lemmas (one bucket each) or a number."""
@@ -123,12 +152,16 @@ def _first_keys(spec: dict[str, Any]) -> list[tuple[str, str]]:
 class IntentMap:
     """Every intent's phrases, compiled; `find` returns all matches in a Doc."""
 
-    def __init__(self, config: Config, text: TextPipeline) -> None:
+    def __init__(
+        self, config: Config, text: TextPipeline, written: Callable[[str], str] = str
+    ) -> None:
         self.config = config
         self.text = text
+        self.written = written  # a phrase as a query reads: "i'd like" -> "i would like"
         self.intents = config.intents
         self._phrases = PhraseMatcher(text.vocab, attr="LEMMA")  # base forms: any inflection
-        self._forms = PhraseMatcher(text.vocab, attr="LOWER")  # inflected words: as written
+        self._inflected = PhraseMatcher(text.vocab, attr="LOWER")  # inflected words: as written
+        self._forms: dict[str, dict[int, set[tuple[str, ...]]]] = {}  # list slots' values
         # gaps, choices, captures: one Matcher per first word, so that a query runs only
         # the patterns that can start on one of its words (a Matcher tries every pattern
         # it holds at every token, and there are hundreds)
@@ -141,8 +174,38 @@ class IntentMap:
             for phrase in intent.avoid:
                 self._add(intent, phrase.text, phrase.weight, avoid=True)
 
+    def _value_forms(self, slot: str) -> dict[int, set[tuple[str, ...]]]:
+        """A list slot's spoken forms as lemmas, by their number of words."""
+        found = self._forms.get(slot)
+        if found is None:
+            found = self._forms[slot] = {}
+            for spoken in self.config.slots[slot].values:
+                form = tuple(self.text.lemmas(self.written(spoken)))
+                if form:
+                    found.setdefault(len(form), set()).add(form)
+        return found
+
+    def _captures(self, word: str, intent: IntentSpec) -> list[list[tuple[Any, str]]] | None:
+        """A ``{slot}`` of a list slot: one run of token specs per length of its values
+        (none at all, too, when it is optional); None for any other word."""
+        optional = word.endswith("?") and len(word) > 1
+        name = word[:-1] if optional else word
+        if not (name.startswith("{") and name.endswith("}")):
+            return None
+        slot = self.config.slots.get(name[1:-1])
+        if slot is None or slot.type != "list":
+            return None
+        runs: list[list[tuple[Any, str]]] = [[]] if optional else []
+        for length, forms in sorted(self._value_forms(slot.name).items()):
+            run = [
+                ({"LEMMA": {"IN": sorted({f[k] for f in forms})}}, f"slot:{slot.name}")
+                for k in range(length)
+            ]
+            runs.append(run)
+        return runs
+
     def _add(self, intent: IntentSpec, template: str, weight: float, avoid: bool = False) -> None:
-        words = template.split()
+        words = _read_as_said(template.split(), self.written)
         special = any(
             w in (GAP, NUMBER) or "|" in w or w.endswith("?") or w.startswith(("{", "("))
             for w in words
@@ -150,40 +213,52 @@ class IntentMap:
         key = f"{'avoid' if avoid else 'phrase'}|{intent.name}|{template}"
         self.phrase_count += not avoid
         if not special:
-            inflected = any(self.text.lemma(w) != w for w in self.text.words(template))
-            doc = self.text.doc(template.lower())
+            said = " ".join(words)
+            inflected = any(self.text.lemma(w) != w for w in self.text.words(said))
+            doc = self.text.doc(said.lower())
             rule = PhraseRule(intent.name, template, weight, len(doc), ("lit",) * len(doc), avoid)
-            (self._forms if inflected else self._phrases).add(key, [doc])
-        else:
-            pattern: list[dict[str, Any]] = []
-            roles: list[str] = []
-            for word in words:
-                if word == GAP:
-                    pattern.append({"OP": f"{{0,{MAX_GAP}}}"})
-                    roles.append("gap")
-                    continue
-                for spec, role in _token_spec(word, self.text, self.config, intent):
-                    pattern.append(spec)
-                    roles.append(role)
-            if pattern[0].get("OP") or pattern[-1].get("OP"):
+            (self._inflected if inflected else self._phrases).add(key, [doc])
+            self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
+            return
+        wide = any(
+            (spec := self.config.slots.get(slot)) is not None
+            and spec.type == "list"
+            and spec.several
+            for slot in intent.slots
+        )
+        gap = MAX_GAP + VALUE_GAP if wide and GAP in words else MAX_GAP
+        variants: list[list[tuple[Any, str]]] = [[]]
+        for word in words:
+            if word == GAP:
+                runs = [[({"OP": f"{{0,{gap}}}"}, "gap")]]
+            else:
+                runs = self._captures(word, intent) or [
+                    _token_spec(word, self.text, self.config, intent)
+                ]
+            variants = [v + run for v in variants for run in runs]
+        for n, variant in enumerate(variants):
+            pattern = [spec for spec, _ in variant]
+            roles = tuple(role for _, role in variant)
+            if not pattern or pattern[0].get("OP") or pattern[-1].get("OP"):
                 raise ConfigError(
                     intent.path,
                     intent.line,
                     f"intent {intent.name!r}: phrase {template!r} must start and end with a word",
                 )
             literal = sum(1 for r in roles if r != "gap")
-            rule = PhraseRule(intent.name, template, weight, literal, tuple(roles), avoid)
+            rule = PhraseRule(intent.name, template, weight, literal, roles, avoid, gap > MAX_GAP)
+            variant_key = key if len(variants) == 1 else f"{key}|{n}"
             for first in _first_keys(pattern[0]):
                 bucket = self._patterns.get(first)
                 if bucket is None:
                     bucket = self._patterns[first] = PatternBucket(self.text.vocab)
-                bucket.add(key, pattern)
-        self._rules.setdefault(self.text.vocab.strings[key], []).append(rule)
+                bucket.add(variant_key, pattern)
+            self._rules.setdefault(self.text.vocab.strings[variant_key], []).append(rule)
 
     def find(self, doc: Doc) -> list[Match]:
         """Every phrase of every intent found in ``doc`` (avoid words included)."""
         matches: list[Match] = []
-        for matcher in (self._phrases, self._forms):
+        for matcher in (self._phrases, self._inflected):
             for match_id, start, end in matcher(doc):
                 for rule in self._rules[match_id]:
                     matches.append(Match(rule, start, end, tuple(range(start, end))))
@@ -209,8 +284,20 @@ class IntentMap:
                             s, _ = captures.get(name, (i, i))
                             captures[name] = (s, i + 1)
                             literal.append(i)
-                    matches.append(Match(rule, start, end, tuple(literal), captures))
+                    if self._values_captured(doc, captures):
+                        matches.append(Match(rule, start, end, tuple(literal), captures))
         return matches
+
+    def _values_captured(self, doc: Doc, captures: dict[str, tuple[int, int]]) -> bool:
+        """Each list slot's capture is one of its values, whole ("extra cheese", not
+        "extra onion" made of the words of two)."""
+        for name, (s, e) in captures.items():
+            forms = self._forms.get(name)
+            if forms is not None:
+                said = tuple(doc[i].lemma_ for i in range(s, e))
+                if said not in forms.get(e - s, set()):
+                    return False
+        return True
 
     def _buckets_for(self, doc: Doc) -> list[Matcher]:
         """The pattern Matchers whose first word occurs in ``doc``, each once, each of

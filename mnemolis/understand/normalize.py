@@ -100,17 +100,28 @@ class Normalizer:
             if new != text and any(ch.isalnum() for ch in new):
                 out.changes.append("politeness removed")
                 text = new
+        text = _HALF.sub(lambda m: f"{m.group(1)}.5", self._words(text, out))
+        text = re.sub(r"\s+([,.!?;:])", r"\1", _SPACE.sub(" ", text))
+        text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text).strip(" ,;:")
+        out.text = text
+        return out
+
+    def written(self, text: str) -> str:
+        """A phrase or a slot value as written in YAML, read the way a query is:
+        contractions expanded and numbers in words as digits ("we'd like" -> "we would
+        like", "four cheese" -> "4 cheese"), nothing dropped; so what an owner writes
+        matches what is said."""
+        return _SPACE.sub(" ", self._words(text, Normalized(original=text, text=""))).strip()
+
+    def _words(self, text: str, out: Normalized) -> str:
+        """Contractions expanded, ordinals and numbers in words as digits."""
         if self._contractions:
             text = self._contractions.sub(lambda m: self._expand(m, out), text)
         if self._ordinal:
             text = self._ordinal.sub(lambda m: self._ordinal_digits(m, out), text)
         if self._number_run:
             text = self._number_run.sub(lambda m: self._digits(m, out), text)
-        text = _HALF.sub(lambda m: f"{m.group(1)}.5", text)
-        text = re.sub(r"\s+([,.!?;:])", r"\1", _SPACE.sub(" ", text))
-        text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text).strip(" ,;:")
-        out.text = text
-        return out
+        return text
 
     def _ordinal_digits(self, m: re.Match[str], out: Normalized) -> str:
         """ "twenty fifth" -> "25th"; a lone "fifth" only next to a month."""

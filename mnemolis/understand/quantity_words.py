@@ -4,7 +4,8 @@ A bare "50%" fits a light's brightness, a blind's position and a humidifier's
 humidity alike; the word of the quantity ("humidity") says which value slot is
 meant, so an intent that reads the number into another slot is not meant.
 The words are the ``quantity`` slot of `intents/en/values.yaml` (value: the
-value slot's name).
+value slot's name). A unit said after a number ("20 degrees") is no value of a
+slot whose ``units`` leave it out (a brightness is in percent).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ class QuantityWords:
             reverse=True,
         )
         self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
+        # "20 degrees": the slots each unit marks
+        self.units: dict[str, set[str]] = {}
+        for name, slot in config.slots.items():
+            if slot.type == "number":
+                for unit in slot.units:
+                    self.units.setdefault(unit, set()).add(name)
 
     def named(
         self, tokens: Sequence[Token], start: int, end: int, inside_names: Set[int] = frozenset()
@@ -44,3 +51,11 @@ class QuantityWords:
                 if all(tokens[s + k].lower == w for k, w in enumerate(form)):
                     found.add(slot)
         return found
+
+    def units_said(self, tokens: Sequence[Token], start: int, end: int) -> set[str]:
+        """The units said right after a number in tokens[start:end] ("20 degrees")."""
+        return {
+            tokens[i + 1].lower
+            for i in range(start, end - 1)
+            if tokens[i].is_num and tokens[i + 1].lower in self.units
+        }

@@ -95,6 +95,22 @@ def _announced_by_device(out: list[Candidate], penalty: float) -> None:
             c.score -= penalty
 
 
+def _in_value(match: Match, slots: SlotResult) -> bool:
+    """ "water the pots on the patio": a word of the phrase said in the middle of a value
+    of the intent's own list slots ("on" in "pots on the patio") is the value's, not the
+    phrase's. At a value's edge it may be both ("water ... every" and "every day"), and a
+    phrase that says the whole value ("to do list") is both."""
+    if not slots.readings:
+        return False
+    captured = {i for s, e in match.captures.values() for i in range(s, e)}
+    said = set(match.literal) - captured
+    return any(
+        r.start < i < r.end - 1 and not said.issuperset(range(r.start, r.end))
+        for r in slots.readings
+        for i in said
+    )
+
+
 def phrase_strength(match: Match) -> float:
     return match.rule.weight * min(1.0, 0.7 + 0.15 * match.rule.literal_words)
 
@@ -187,17 +203,38 @@ class Router:
         return out
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
-        """ "set the humidity in the bedroom to 50%": an intent that read the number as
-        another quantity (a light's brightness) is not meant, when one read it as this."""
+        """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
+        intent that read the number as another quantity (a light's brightness) is not
+        meant, when one read it as the quantity named by its word or its unit."""
         names = {i for h in a.names if h.kind == "device" for i in range(h.start, h.end)}
         named = self.quantities.named(a.tokens, start, end, names)
-        if not named or not any(named & set(c.slots.fills) for c in out):
+        units = self.quantities.units_said(a.tokens, start, end)
+        if not named and not units:
             return
+        slots = self.config.slots
         for c in out:
-            # a select's option read from the number ("65") is no temperature either
-            values = (self.quantities.number_slots | {"option"}) & set(c.slots.fills)
-            if values and not values & named:
+            # a select's option read from the number ("65") is no temperature either; nor
+            # is a brightness a phrase captured ("set ... to {brightness}": "20 degrees")
+            read = set(c.slots.fills) | set(c.match.captures)
+            values = (self.quantities.number_slots | {"option"}) & read
+            if not values:
+                continue
+            by_word = bool(named) and not values & named
+            by_unit = bool(units) and all(
+                slots[v].units and not units & set(slots[v].units) for v in values
+            )
+            if (by_word and any(named & set(o.slots.fills) for o in out)) or (
+                by_unit and any(self._takes(o, units) for o in out)
+            ):
                 c.score -= self.avoid_penalty
+
+    def _takes(self, c: Candidate, units: set[str]) -> bool:
+        """The candidate reads a number as a slot that takes one of these units."""
+        return any(
+            units & set(self.config.slots[n].units)
+            for n in c.slots.fills
+            if n in self.quantities.number_slots
+        )
 
     def _score(
         self,
@@ -213,7 +250,12 @@ class Router:
         evidence = part.literal[intent.name]
         claimed = part.claimed_by_others(intent.name)
         slots = self.slots.extract(a, start, end, intent, best)
-        self.device_sets.refine(a, start, end, intent, slots)
+        if slots.exclusion is None:
+            self.device_sets.refine(a, start, end, intent, slots)
+        else:  # a question's set, from the words before "except", without what it leaves out
+            ex = self.slots.exclusions.find(a, start, end)
+            self.device_sets.refine(a, start, ex.cue if ex else end, intent, slots)
+            self.slots.exclusions.keep(slots, slots.exclusion, self.slots.names)
         topic = slots.fills.get("topic")
         all_topic = set(topic.tokens) if topic else set()
         # a word another intent's phrase claims is not part of a topic, unless the
@@ -265,7 +307,7 @@ class Router:
         in_name = "device" not in intent.slots and any(
             h.kind == "device" and h.start <= best.start and best.end <= h.end for h in a.names
         )
-        if argued_against or yields or in_name:
+        if argued_against or yields or in_name or _in_value(best, slots):
             score -= self.avoid_penalty
         if slots.wrong_type:
             score -= self.wrong_type_penalty
@@ -305,8 +347,17 @@ class Router:
         part.slots = best.slots.values()
         if best.slots.fills:
             part.provenance["slots"] = {n: f.how for n, f in best.slots.fills.items()}
+        won = [r for r in best.slots.readings if r.beaten]
+        if won:  # "a medium crust": which value won, and over what
+            part.provenance["readings"] = [
+                f"{r.slot} {r.value!r} ({r.why}) over {', '.join(r.beaten)}" for r in won
+            ]
         if best.slots.options:
             part.provenance["options"] = list(best.slots.options)
         elif best.slots.missing and "device" not in part.slots:
             part.provenance["missing"] = best.slots.missing  # "there is no vacuum there"
+        if best.slots.left_out:
+            part.provenance["left_out"] = best.slots.left_out  # "... except the kitchen"
+        if best.slots.unknown and "device" not in part.slots:
+            part.provenance["unknown"] = best.slots.unknown  # "the cellar": no such area
         return routed

@@ -6,6 +6,8 @@ that name, not "which one". "the kids desk lamp": a word said just before a
 shared name that belongs to the name of one area only, the area of some of
 them (the "kids room", "emma's room"), picks those; a word of several areas
 ("room"), or of none of theirs, picks nothing and the part still asks which one.
+A name said with an area none of its devices is in ("the upstairs ecobee") is the
+device named with the same words that is in that area ("Ecobee Upstairs").
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.areas import AreaScope
 from mnemolis.understand.names import NameHit, NameIndex
 
 
@@ -73,3 +76,24 @@ class AreaWords:
             if having and len(having) < len(pool):
                 return having
         return pool
+
+
+def namesake_in(
+    names: NameIndex,
+    said: list[str],
+    pool: list[Device],
+    scope: AreaScope | None,
+    roaming: frozenset[str],
+) -> list[Device]:
+    """ "the upstairs ecobee": a name said with an area none of the devices it names is
+    in is the device named with the same words that is there ("Ecobee Upstairs"), when
+    one is: a named area is respected. Otherwise the devices named."""
+    if scope is None or scope.everywhere or any(scope.holds(d, roaming) for d in pool):
+        return pool
+    kinds = {d.type for d in pool}
+    there = [
+        d
+        for i in names.named_with(said)
+        if (d := names.device(i)) is not None and d.type in kinds and scope.holds(d, roaming)
+    ]
+    return there if len(there) == 1 else pool

@@ -12,8 +12,10 @@ from __future__ import annotations
 from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
+from mnemolis.understand.exclusion import Exclusions
 from mnemolis.understand.fills import SlotFill, SlotResult
 from mnemolis.understand.intents import Match
+from mnemolis.understand.list_values import Joiners, list_slots, read_values
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.targets import TargetResolver
 from mnemolis.understand.values import ValueReader, announcing
@@ -26,6 +28,7 @@ class SlotExtractor:
         self.config = config
         self.names = names
         self.targets = TargetResolver(config, names)
+        self.exclusions = Exclusions(config)
         lang = config.language
         self.stop = lang.stop_words
         self.filler = lang.filler_words
@@ -33,6 +36,12 @@ class SlotExtractor:
         self.place_preps = lang.place_prepositions
         self.all_words = lang.all_words
         self.values = ValueReader(config)
+        self.list_slots = frozenset(n for n, spec in config.slots.items() if spec.type == "list")
+        self.list_order = {n: list_slots(spec, config.slots) for n, spec in config.intents.items()}
+        conjunctions = {c for c in lang.conjunctions if " " not in c} - set(
+            lang.strong_conjunctions
+        )
+        self.joiners = Joiners(frozenset(conjunctions | {"&"}), frozenset(lang.determiners))
 
     def extract(
         self, a: Analysis, start: int, end: int, intent: IntentSpec, match: Match | None
@@ -44,9 +53,12 @@ class SlotExtractor:
         names = [h for h in a.names if start <= h.start and h.end <= end]
         if wanted & {"device", "room"}:
             self._devices(a, start, end, intent, _not_in_values(a, names, wanted), out)
+        self._lists(a, start, end, intent, match, out)
         for w in a.slot_words:
             if w.slot in wanted and start <= w.start and w.end <= end and w.slot not in out.fills:
-                if any(i in out.covered for i in range(w.start, w.end)):
+                if w.slot in self.list_slots or any(
+                    i in out.covered for i in range(w.start, w.end)
+                ):
                     continue
                 longest = max(
                     (x for x in a.slot_words if x.slot == w.slot and x.start == w.start),
@@ -61,6 +73,39 @@ class SlotExtractor:
         for fill in out.fills.values():
             out.covered.update(fill.tokens)
         return out
+
+    # ------------------------------------------------------------------ list values
+
+    def _lists(
+        self,
+        a: Analysis,
+        start: int,
+        end: int,
+        intent: IntentSpec,
+        match: Match | None,
+        out: SlotResult,
+    ) -> None:
+        """The intent's list slots (`list_values`): the longest value wins, shared words go
+        to the slot whose context fits, a slot that takes several holds them all."""
+        captures = match.captures if match is not None else {}
+        order = self.list_order.get(intent.name) or list_slots(intent, self.config.slots)
+        readings = read_values(a, start, end, order, out.covered, captures, self.joiners)
+        for r in readings:
+            fill = out.fills.get(r.slot)
+            if fill is None:
+                out.fills[r.slot] = SlotFill(r.slot, r.value, r.start, r.end, "exact")
+            elif self.config.slots[r.slot].several:
+                values = fill.value if isinstance(fill.value, list) else [fill.value]
+                spans = fill.spans or ((fill.start, fill.end),)
+                out.fills[r.slot] = SlotFill(
+                    r.slot,
+                    [*values, r.value],
+                    fill.start,
+                    r.end,
+                    "several",
+                    (*spans, (r.start, r.end)),
+                )
+        out.readings = readings
 
     # ------------------------------------------------------------------ devices
 
@@ -80,7 +125,19 @@ class SlotExtractor:
             if m.intent == intent.name and m.inside(start, end)
             for i in m.literal
         }
+        ex = self.exclusions.find(a, start, end)  # "all the lights except the kitchen"
+        left_out = self.exclusions.hits_left_out(ex, names) if ex is not None else []
+        if ex is not None:
+            names = [h for h in names if h not in left_out]
+            literal |= set(ex.tokens)
+            out.covered.update(ex.tokens)
         found, scope = self.targets.resolve(a, start, end, intent, names, literal)
+        if ex is not None:
+            found, rule, taken = self.exclusions.leave_out(
+                self.targets, a, ex, intent, left_out, found
+            )
+            out.left_out = sorted(self.names.label(d) for d in taken)
+            out.exclusion = rule
         if scope is not None and scope.start >= 0:
             if scope.room is not None and "room" in intent.slots:
                 out.fills["room"] = SlotFill("room", scope.room, scope.start, scope.end, "exact")
@@ -91,6 +148,7 @@ class SlotExtractor:
         out.wrong_type = found.wrong_type
         out.implied = found.implied
         out.missing = found.missing
+        out.unknown = found.unknown
         labels = [self.names.label(d) for d in found.devices]
         if not labels:
             return

@@ -25,7 +25,8 @@ from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
-from mnemolis.understand.shared_names import AreaWords, every_one
+from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
+from mnemolis.understand.unknown_names import UnknownNames
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Targets:
     wrong_type: bool = False
     implied: bool = False
     missing: str | None = None  # the type asked for ("the vacuum", "mop"), none of it there
+    unknown: str | None = None  # words naming an area or a device the home lacks
 
 
 def longest(hits: list[NameHit]) -> list[NameHit]:
@@ -69,6 +71,7 @@ class TargetResolver:
         self.work = {tuple(words.split()): dtype for words, dtype in config.type_work.items()}
         self.area_words = AreaWords(names)
         self.kinds = KindFilter(config, names)
+        self.unknown = UnknownNames(config, names)
         self.quantities = QuantityWords(config, names.text)
 
     def resolve(
@@ -120,6 +123,11 @@ class TargetResolver:
         scope = union(found)
         if "device" not in intent.slots:
             return None, scope
+        lost = self.unknown.area(a, start, end, hits) if scope is None else None
+        if lost is not None:  # "the lights in the cellar": an area the home does not have
+            # (its words stay unexplained: "the temperature in pheonix" may be a place's)
+            asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
+            return Targets([], *lost, "unknown", covered=asked, unknown=a.span_text(*lost)), None
         if devices and self._generic_name(a, devices[0], types, scope, origin):
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
@@ -177,7 +185,10 @@ class TargetResolver:
             every = self.names.noun_tiers(noun.key)
             tiers = [[d for d in t if d.type in types] for t in every] if types else every
             tiers = [t for t in tiers if t]
-            tiers = self._modified(a, noun, start, skip=taken, tiers=tiers)
+            tiers, lost = self.unknown.narrow(a, noun, start, skip=taken, tiers=tiers)
+            if lost is not None:  # "the ninja scene": named with words no device has
+                kind = _kind(self.names.noun_types(noun.key) & types or types)
+                return Targets([], *lost, "unknown", missing=kind, unknown=a.span_text(*lost))
             how = "noun"
             span = (
                 min(noun.start, span[0]) if span[0] >= 0 else noun.start,
@@ -217,7 +228,10 @@ class TargetResolver:
         covered = _tokens(nouns)
         if not candidates:
             implied = how == "implied"
-            return Targets([], *span, how, covered=covered, implied=implied, missing=_kind(asked))
+            # "set the bathroom to 20 degrees" with no thermostat there: none of the kinds
+            # the intent acts on is there, and that is what the answer says
+            missing = _kind(asked or (types if where else set()))
+            return Targets([], *span, how, covered=covered, implied=implied, missing=missing)
         # "the lights" of an area: all of them there; asking about an area ("is anything
         # on in the kitchen") asks about all of it (a question acts on nothing)
         asks = intent.action in (None, "state")
@@ -257,32 +271,6 @@ class TargetResolver:
         if not last.lower.endswith("s") or len(last.lower) < 3:
             return False
         return last.lower != last.lemma or self.names.is_noun(last.lower[:-1])
-
-    def _modified(
-        self, a: Analysis, noun: NameHit, start: int, skip: set[int], tiers: list[list[Device]]
-    ) -> list[list[Device]]:
-        """ "the bedside lamps": words said before a type word narrow it to the devices
-        whose names have them, when some do."""
-        words: list[str] = []
-        i = noun.start - 1
-        while i >= start and i not in skip:
-            tok = a.tokens[i]
-            # a quiet word may be a name's own ("the right bedside lamp")
-            quiet = tok.lower in self.quiet and not self.names.is_name_word(tok.lemma)
-            if tok.is_punct or quiet or tok.lower in self.all_words:
-                break
-            words.insert(0, tok.lemma)
-            i -= 1
-        if not words:
-            return tiers
-        having = self.names.named_with(words)
-        if not having:
-            return tiers
-        for tier in tiers:
-            narrowed = [d for d in tier if d.id in having]
-            if narrowed:
-                return [narrowed]
-        return tiers
 
     def _not_the_room(
         self,
@@ -357,7 +345,7 @@ class TargetResolver:
             if stand:
                 able = found = stand
         wrong_type = bool(found) and not able
-        pool = able or found
+        pool = namesake_in(self.names, said, able or found, scope, self.roaming)
         if len(pool) > 1:
             pool = _narrow(pool, scope, origin, self.roaming)
         if len(pool) > 1 and first.score >= 100:  # a shared name said exactly

@@ -48,6 +48,9 @@ class Answers:
         living room", understanding's ``missing``), else which device is meant."""
         room = part.slots.get("room")
         missing = part.provenance.get("missing")
+        unknown = part.provenance.get("unknown")
+        if isinstance(unknown, str):
+            return self.unknown(unknown, missing, everyone)
         if isinstance(missing, str):
             kind = self.words.kind_of(missing)
             key = "no_kind_in_room" if isinstance(room, str) else "no_kind"
@@ -60,6 +63,22 @@ class Answers:
         else:
             text = self.words.say("which_device", names=self.words.names(everyone))
         return self.source.reply(text, Status.ERROR, {"known": everyone})
+
+    def unknown(self, words: str, kind: Any, everyone: list[str]) -> PartAnswer:
+        """ "the lights in the cellar", "the ninja scene": a name the home does not have,
+        with the areas (or the devices of that kind) it has; never another one."""
+        data: dict[str, Any] = {"unknown": words}
+        if isinstance(kind, str):
+            named = sorted(d.name for d in self.source.registry.devices() if d.type == kind)
+            data["known"] = named or everyone
+            text = self.words.say(
+                "unknown_device", name=words, names=self.words.names(named or everyone)
+            )
+        else:
+            areas = sorted(self.source.registry.rooms())
+            data["areas"] = areas
+            text = self.words.say("unknown_area", name=words, names=self.words.names(areas))
+        return self.source.reply(text, Status.ERROR, data)
 
     def has_state(self, device: Device) -> bool:
         return bool(codec.state_roles(device))
