@@ -10,6 +10,7 @@ espeak-ng."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -284,7 +285,7 @@ def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_ac
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Three broken satellites and a good one: the good one is answered in its room."""
+    """Four broken satellites and a good one: the good one is answered in its room."""
     serve_home.simulator.clear()
     request = read_wav(sounds("turn off the light"), 20).audio.pcm
 
@@ -301,12 +302,17 @@ def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_ac
             await async_write_event(event, writer)
         await async_write_event(AudioStop().event(), writer)
 
+    async def huge(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        header = {"type": "audio-chunk", "data": {"rate": 16000, "width": 2, "channels": 1}}
+        writer.write(json.dumps({**header, "payload_length": 10**12}).encode() + b"\n")
+        await writer.drain()
+
     with satellite(
         tmp_path, "kitchen", [sounds("okay nabu, turn off the light")], area="kitchen"
     ) as kitchen:
 
         async def run() -> list[FakeSatellite]:
-            behaviours = ((flood, True), (vanish, False), (bad_format, True))
+            behaviours = ((flood, True), (vanish, False), (bad_format, True), (huge, True))
             fakes = [await FakeSatellite(b, listens).start() for b, listens in behaviours]
             yaml = serve_yaml(
                 ("kitchen", kitchen.address, None, None),
@@ -324,7 +330,7 @@ def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_ac
             return fakes
 
         with caplog.at_level(logging.INFO):
-            flooder, _vanished, _bad = asyncio.run(run())
+            flooder, _vanished, _bad, _huge = asyncio.run(run())
         assert kitchen.answers() == spoken("Done: the kitchen light is off.")
     assert [c.device for c in serve_home.simulator.received()] == ["kitchen light"]
     errors = [Error.from_event(e) for e in flooder.received if e.type == "error"]
@@ -335,6 +341,10 @@ def test_a_satellite_that_floods_disappears_or_sends_bad_audio_is_cut_off_and_ac
     assert "satellite fake0 (" in logged and "cut off: it sent" in logged
     assert "satellite fake1 (" in logged and "closed the connection" in logged
     assert "cannot use (rate 3, width 2, channels 1)" in logged
+    assert (
+        "satellite fake3 (" in logged
+        and "it broke the protocol: an event is over 65536 bytes" in logged
+    )
 
 
 def test_a_request_that_never_ends_is_cut_off_with_its_reason_spoken(

@@ -72,6 +72,9 @@ RECONNECT_S = (0.5, 1.0, 2.0, 5.0)
 #: After the answer was sent, its length and this much more is the satellite's own voice.
 ECHO_MARGIN_S = 0.3
 TURNS_KEPT = 200
+#: A connection that lasted this long was working: its loss is news, and reconnecting
+#: starts again from the shortest wait. One that breaks sooner keeps backing off, quietly.
+STABLE_S = 30.0
 
 
 @dataclass
@@ -123,6 +126,8 @@ class SatelliteLink:
         self.area = settings.area
         self.up = False
         self._was_up = False  # connected since the last loss
+        self._up_since = 0.0
+        self._said_down = False  # the log said it is down, and not yet that it is back
         self.outages = 0
         self.turns: deque[TurnRecord] = deque(maxlen=TURNS_KEPT)
         self._writer: asyncio.StreamWriter | None = None
@@ -156,10 +161,12 @@ class SatelliteLink:
             except (OSError, TimeoutError, asyncio.IncompleteReadError) as exc:
                 reason = _why(exc)
             was_up, self._was_up = self._was_up, False
-            if was_up:
-                attempt = 0
-            if was_up or attempt == 0:
+            stable = was_up and time.monotonic() - self._up_since >= STABLE_S
+            if stable:
+                attempt = 0  # a satellite that worked a while: reconnect quickly
+            if stable or attempt == 0:
                 self.outages += 1
+                self._said_down = True
                 log.warning(
                     "satellite %s (%s) is down: %s; trying again every %g s",
                     self.name,
@@ -167,7 +174,7 @@ class SatelliteLink:
                     reason,
                     RECONNECT_S[-1],
                 )
-            else:
+            else:  # still down, or up a moment and broken again: said once already
                 log.debug("satellite %s still down: %s", self.name, reason)
             await asyncio.sleep(RECONNECT_S[min(attempt, len(RECONNECT_S) - 1)])
             attempt += 1
@@ -194,11 +201,13 @@ class SatelliteLink:
                     continue
             self._described(event)
             await self._write(RunSatellite().event())
-            if self.outages:
+            if self._said_down:
                 log.warning("satellite %s is back", self.name)
-            else:
+            elif not self.outages:
                 log.info("satellite %s connected (area %s)", self.name, self.area or "unknown")
+            self._said_down = False
             self.up = self._was_up = True
+            self._up_since = time.monotonic()
             self._audio.restart()
             while True:
                 await self._on(await self._read(reader))
