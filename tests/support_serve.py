@@ -254,7 +254,14 @@ def running_daemon(
     cache = home.folder / f"cache-{uuid.uuid4().hex[:6]}"
     config = str(config_dir or home.config_dir)
     program = list(command or [sys.executable, "-m", "mnemolis"])
-    argv = [*program, "--config", config, "serve", *flags]
+    # a listener the test does not wait for is off, never on its configured port: another
+    # daemon on this machine (a developer's, another test's) may hold 10800
+    quiet = [
+        f"--no-{name}"
+        for name in ("http", "wyoming")
+        if name not in front_ends and not any(f in (f"--{name}", f"--no-{name}") for f in flags)
+    ]
+    argv = [*program, "--config", config, "serve", *flags, *quiet]
     socket_path = home.folder / f"d-{uuid.uuid4().hex[:6]}.sock"  # the CLI's socket, its own
     environ = {**home.environ(cache), "MNEMOLIS_SOCKET": str(socket_path), **(env or {})}
     process = subprocess.Popen(

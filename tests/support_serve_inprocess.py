@@ -39,11 +39,15 @@ class InProcess(Addresses):
 
 @asynccontextmanager
 async def in_process_daemon(
-    home: ServeHome, serve_yaml: str, monkeypatch: pytest.MonkeyPatch
+    home: ServeHome,
+    serve_yaml: str,
+    monkeypatch: pytest.MonkeyPatch,
+    sources: dict[str, str] | None = None,
 ) -> AsyncIterator[InProcess]:
     """The daemon's own pieces (`serve.command.front_ends`) in this event loop, every
     front-end on a free port, the sources pointed at the house: for tests that reach
-    inside, to announce or to see what a front-end handed the daemon."""
+    inside, to announce or to see what a front-end handed the daemon. ``sources``: more
+    files of sources/ ({"voice.yaml": "..."})."""
     from mnemolis.core.origin import Origin
     from mnemolis.serve.command import _stop, front_ends
     from mnemolis.serve.daemon import Daemon, starter_with
@@ -51,6 +55,8 @@ async def in_process_daemon(
 
     folder = home.folder / f"inproc-{uuid.uuid4().hex[:6]}"
     config_dir = config_variant(home, folder.name, serve_yaml)
+    for name, text in (sources or {}).items():
+        (config_dir / "sources" / name).write_text(text, encoding="utf-8")
     for key, value in home.environ(folder / "cache").items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("MNEMOLIS_SOCKET", str(folder / "d.sock"))
@@ -64,10 +70,10 @@ async def in_process_daemon(
     ask = daemon.ask
 
     async def spy(
-        *args: Any,
+        *args: Any, **kwargs: Any
     ) -> Answer:  # the front-ends pass (front_end, text, session, origin...)
         asked.append((args[1], args[3] if len(args) > 3 else Origin(args[0], args[2])))
-        return await ask(*args)
+        return await ask(*args, **kwargs)
 
     daemon.ask = spy  # type: ignore[method-assign]
     import mnemolis.serve.command as command

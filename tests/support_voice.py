@@ -7,7 +7,9 @@ skipping it (`tests/tools.py`, whose table `make test` installs).
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,14 +92,19 @@ class GrammarRecogniser:
             "requests", f"#JSGF V1.0;\ngrammar requests;\npublic <s> = {rules};\n"
         )
         self.decoder.activate_search("requests")
+        self.lock = threading.Lock()  # one decoder: one utterance at a time, off the event loop
 
     async def transcribe(self, audio: Audio) -> Heard:
         if not audio.pcm:
             raise StageError("no sound")
-        self.decoder.start_utt()
-        self.decoder.process_raw(audio.pcm, full_utt=True)
-        self.decoder.end_utt()
-        hyp = self.decoder.hyp()
+        return await asyncio.to_thread(self.hear, audio)
+
+    def hear(self, audio: Audio) -> Heard:
+        with self.lock:
+            self.decoder.start_utt()
+            self.decoder.process_raw(audio.pcm, full_utt=True)
+            self.decoder.end_utt()
+            hyp = self.decoder.hyp()
         if hyp is None or hyp.hypstr not in self.sentences:  # none, or a path cut short
             return Heard("", 0.0, rejected="not a request I know", engine=self.name)
         sure = self.unsure_of if hyp.hypstr in self.unsure else self.confidence

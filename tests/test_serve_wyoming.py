@@ -43,14 +43,14 @@ def say(text: str, context: dict[str, Any] | None = None) -> Event:
     return Transcript(text=text, context=context, language="en").event()
 
 
-def test_describe_names_one_handle_program(daemon: ServeProcess) -> None:
+def test_describe_names_one_handle_program_and_the_voice_services(daemon: ServeProcess) -> None:
     (reply,) = exchange(daemon, Describe().event())
     assert Info.is_type(reply.type)
     info = Info.from_event(reply)
     (program,) = info.handle
     assert program.name == "mnemolis" and program.installed and program.supports_home_control
     assert [m.languages for m in program.models] == [["en"]]
-    assert info.asr == [] and info.tts == []
+    assert [p.name for p in info.asr] == [p.name for p in info.tts] == ["mnemolis"]
 
 
 def test_a_transcript_is_handled_with_the_answer_and_its_context(daemon: ServeProcess) -> None:

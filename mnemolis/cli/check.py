@@ -98,6 +98,10 @@ def _settings(config: Config, problems: Problems) -> None:
         AssistantSettings.from_config(config)
     with problems.each():
         load_serve_settings(config, env={})
+    from mnemolis.serve.satellite_settings import load_satellites
+
+    with problems.each():
+        load_satellites(config)
     for kind in registry.kinds().values():
         with problems.each():
             kind.check(config)

@@ -115,24 +115,19 @@ async def run_voice(
 
     from mnemolis.core.origin import Origin
     from mnemolis.core.state_dir import state_dir
-    from mnemolis.voice.engines import VoiceKit, load_recogniser
+    from mnemolis.voice.engines import load_kit
     from mnemolis.voice.inputs import CommandSource, MemorySource, SoundDeviceSource
     from mnemolis.voice.outputs import CommandSink, NullSink, SoundDeviceSink, WavFileSink
     from mnemolis.voice.pipeline import VoicePipeline
-    from mnemolis.voice.settings import load_voice_settings
     from mnemolis.voice.stages import AudioFormat, AudioSink, AudioSource, BadAudio, StageError
     from mnemolis.voice.wav import read_wav
 
-    settings = load_voice_settings(config)
     try:
-        recogniser = await asyncio.to_thread(load_recogniser, config, settings, state_dir())
-        ready = getattr(recogniser, "ready", None)
-        if ready is not None:  # a recogniser that compiles its model in the background
-            await ready()
+        kit = await load_kit(config, state_dir())
     except StageError as exc:
         print(f"mnemolis: {exc}", file=sys.stderr)
         return 1
-    kit = VoiceKit(settings, recogniser)
+    settings = kit.settings
     origin = Origin(front_end=front_end, session="voice", room=room or settings.room)
     sink: AudioSink
     if args.say_to:

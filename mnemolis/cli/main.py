@@ -151,9 +151,10 @@ async def _doctor(config: Config, environ: dict[str, str] | None = None) -> list
         config, one_shot=True, extras=source_extras(), environ=environ
     ) as assistant:
         findings = await diagnose(assistant)
+    from mnemolis.serve.satellite_doctor import satellite_findings
     from mnemolis.voice.doctor import voice_findings
 
-    return findings + await voice_findings(config)
+    return findings + await voice_findings(config) + await satellite_findings(config)
 
 
 def _print_findings(findings: list[Finding]) -> int:

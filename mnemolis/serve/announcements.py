@@ -70,6 +70,8 @@ class Router:
         self.events = events
         self.direct: dict[str, Speaker] = {"http": events, "cli": events, "chat": events}
         self.areas: list[AreaSpeaker] = []
+        #: area speakers that say every broadcast, whoever else was reached (satellites)
+        self.broadcast: list[AreaSpeaker] = []
         self.displays: dict[str, TimerDisplay] = {}
         self.delivered = 0
         self.unheard = 0
@@ -79,8 +81,10 @@ class Router:
     def add(self, front_end: str, speaker: Speaker) -> None:
         self.direct[front_end] = speaker
 
-    def add_area(self, speaker: AreaSpeaker) -> None:
+    def add_area(self, speaker: AreaSpeaker, every_broadcast: bool = False) -> None:
         self.areas.append(speaker)
+        if every_broadcast:
+            self.broadcast.append(speaker)
 
     def add_display(self, front_end: str, display: TimerDisplay) -> None:
         self.displays[front_end] = display
@@ -117,13 +121,19 @@ class Router:
     def route(self, announcement: Announcement) -> None:
         """On the loop: the requester's front-end, else the area."""
         self.events.watch(announcement)
+        everywhere: list[object] = []  # area speakers that say every broadcast (satellites)
+        told: list[bool] = []
         if announcement.kind == "broadcast":  # for everyone: no requester to go back to
             self.events.speak_to_sessions(announcement)
+            everywhere = list(self.broadcast)
+            told = [self._try(s.speak_in_area, announcement) for s in self.broadcast]
         speaker = self.direct.get(announcement.origin.front_end)
-        if speaker is not None and self._try(speaker.speak, announcement):
+        direct = speaker is not None and speaker not in everywhere
+        if direct and speaker is not None and self._try(speaker.speak, announcement):
             self.delivered += 1
             return
-        spoken = [self._try(s.speak_in_area, announcement) for s in self.areas]
+        others = [s for s in self.areas if s not in everywhere]
+        spoken = [*told, *(self._try(s.speak_in_area, announcement) for s in others)]
         if any(spoken):
             self.delivered += 1
             return

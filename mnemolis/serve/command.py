@@ -63,10 +63,12 @@ SERVE_HELP = """front-ends (each also switched on or off in sources/serve.yaml):
   --http HOST:PORT          HTTP JSON: POST /ask, GET /health, GET /intents, POST /reload,
                             GET /events (announcements, Server-Sent Events); the same on
                             a unix socket for `mnemolis ask` and `chat` (http.socket)
-  --wyoming tcp://HOST:PORT a Wyoming handle service (Home Assistant, wyoming-satellite)
+  --wyoming tcp://HOST:PORT Wyoming handle, asr and tts services (Home Assistant, Rhasspy)
   --mqtt-api                questions on mnemolis/ask, answers on mnemolis/answer
   --hermes                  Rhasspy: hermes/asr/textCaptured and hermes/nlu/query in,
                             hermes/tts/say out
+The wyoming-satellites listed under satellites: in sources/serve.yaml are driven
+too, each answered in its own area (docs/voice-network.md).
 Port 0 picks a free port; the ready line says which. Signals: SIGHUP reloads
 intents and sources, SIGTERM (or Ctrl-C) answers what is in flight and exits 0."""
 
@@ -163,26 +165,44 @@ def front_ends(
     router that takes announcements to them."""
     from mnemolis.mqtt_connection.settings import load_broker_settings
     from mnemolis.serve.announcements import Router
+    from mnemolis.serve.daemon_voice import DaemonVoice, voice_installed
     from mnemolis.serve.hermes import Hermes
     from mnemolis.serve.http_api import HttpApi
     from mnemolis.serve.http_events import EventStreams
     from mnemolis.serve.listeners import connection_caps
     from mnemolis.serve.mqtt_api import FRONT_END, MqttApi
     from mnemolis.serve.mqtt_client import ServeMqtt
+    from mnemolis.serve.satellite_settings import load_satellites
+    from mnemolis.serve.satellites import Satellites
     from mnemolis.serve.wyoming_service import WyomingService
+    from mnemolis.serve.wyoming_voice import WyomingVoice
 
     config = daemon.generation.config
     cap = connection_caps(settings.limits.max_connections, listener_count(settings))
     events = EventStreams()
     router = Router(daemon.announcer, events)
     chosen: list[FrontEnd] = []
+    voice = DaemonVoice(daemon)  # loaded on first need: a satellite, an asr or tts request
+    satellites = load_satellites(config)
+    if satellites:
+        driven = Satellites(daemon, satellites, voice, settings.limits, announce)
+        router.add(driven.front_end, driven)
+        router.add_area(driven, every_broadcast=True)
+        chosen.append(driven)
     if settings.http.enabled:
         chosen.append(
             HttpApi(daemon, settings.http, settings.limits, settings.token, announce, events, cap)
         )
     if settings.wyoming.enabled:
         language = config.language.code
-        wyoming = WyomingService(daemon, settings.wyoming, settings.limits, language, announce, cap)
+        offered = None
+        if (settings.wyoming.asr or settings.wyoming.tts) and voice_installed():
+            limit = settings.limits.max_text_chars
+            w = settings.wyoming
+            offered = WyomingVoice(voice, w.asr, w.tts, language, limit)
+        wyoming = WyomingService(
+            daemon, settings.wyoming, settings.limits, language, announce, cap, offered
+        )
         router.add(wyoming.name, wyoming)
         router.add_display(wyoming.name, wyoming)
         chosen.append(wyoming)

@@ -37,6 +37,7 @@ from typing import Any
 
 from mnemolis.config import Config, ConfigError, load_config
 from mnemolis.core.announce import Announcer
+from mnemolis.core.heard import Heard
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Answer
 from mnemolis.runtime.assistant import Assistant
@@ -263,12 +264,14 @@ class Daemon:
         session: str,
         origin: Origin | None = None,
         scope: str | None = None,
+        heard: Heard | None = None,
     ) -> Answer:
         """One turn of ``session`` (a front-end's scoped key) on the current assistant,
         logged in one line.
 
         ``scope`` names the client within a shared session (see the module's
-        docstring); None when the session is the client's own."""
+        docstring); None when the session is the client's own. ``heard``: what a
+        recogniser heard (a doubtful action is asked back)."""
         origin = origin or Origin(front_end=front_end, session=session)
         generation = self.generation
         generation.in_flight += 1
@@ -276,7 +279,7 @@ class Daemon:
         try:
             async with self._turns.hold(session):  # whose turn, and the turn, as one
                 await self._bind_confirmations(generation.assistant, session, scope)
-                answer = await generation.assistant.ask(text, session, origin)
+                answer = await generation.assistant.ask(text, session, origin, heard=heard)
         except Exception as exc:  # a bug must end as a sentence, never a traceback to a client
             log.exception("the %s request of session %r failed", front_end, session)
             raise Unavailable(

@@ -23,7 +23,16 @@ from mnemolis.serve.web_guard import normal_host, normal_origin
 
 STEM = "serve"
 TOKEN_ENV = "MNEMOLIS_TOKEN"
-SECTIONS = ("token", "token_file", "http", "wyoming", "mqtt_api", "hermes", "limits")
+SECTIONS = (
+    "token",
+    "token_file",
+    "http",
+    "wyoming",
+    "mqtt_api",
+    "hermes",
+    "limits",
+    "satellites",
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,8 @@ class WyomingSettings:
     enabled: bool = True
     listen: Listen = Listen("tcp", "127.0.0.1", 10800)
     areas: tuple[tuple[str, str], ...] = ()  # satellite or device id -> area
+    asr: bool = True  # offer the recogniser as a Wyoming asr service (with the voice extra)
+    tts: bool = True  # offer the voice as a Wyoming tts service
 
     def area_of(self, ident: str | None) -> str | None:
         return dict(self.areas).get(ident) if ident else None
@@ -305,7 +316,7 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
     w = _Section(
         at / "wyoming",
         values.get("wyoming"),
-        {"enabled": True, "listen": "tcp://127.0.0.1:10800", "areas": {}},
+        {"enabled": True, "listen": "tcp://127.0.0.1:10800", "areas": {}, "asr": True, "tts": True},
     )
     m_defaults = defaults.mqtt_api
     m = _Section(
@@ -350,7 +361,11 @@ def load_serve_settings(config: Config, env: Mapping[str, str] | None = None) ->
             h.names("allowed_hosts", normal_host),
         ),
         wyoming=WyomingSettings(
-            w.flag("enabled"), w.listen("listen", ("tcp", "unix")), w.areas("areas")
+            w.flag("enabled"),
+            w.listen("listen", ("tcp", "unix")),
+            w.areas("areas"),
+            w.flag("asr"),
+            w.flag("tts"),
         ),
         mqtt_api=MqttApiSettings(
             enabled=m.flag("enabled"),

@@ -21,7 +21,16 @@ import asyncio
 from typing import Any
 
 from wyoming.event import Event
-from wyoming.info import Attribution, HandleModel, HandleProgram, Info
+from wyoming.info import (
+    AsrModel,
+    AsrProgram,
+    Attribution,
+    HandleModel,
+    HandleProgram,
+    Info,
+    TtsProgram,
+    TtsVoice,
+)
 from wyoming.timer import TimerCancelled, TimerFinished, TimerStarted, TimerUpdated
 from wyoming.version import __version__ as wyoming_version
 
@@ -118,27 +127,41 @@ async def write_event(writer: asyncio.StreamWriter, event: Event) -> None:
     await writer.drain()
 
 
-def service_info(language: str) -> Info:
-    """What ``describe`` answers: one handle program with one model for the language."""
+def _about(name: str, description: str) -> dict[str, Any]:
+    """What every program, model and voice of ours says about itself."""
     attribution = Attribution(name="Mnemolis", url="")
-    model = HandleModel(
-        name=f"mnemolis-{language}",
-        attribution=attribution,
-        installed=True,
-        description="the intents of the configuration directory",
-        version=__version__,
-        languages=[language],
+    return {
+        "name": name,
+        "attribution": attribution,
+        "installed": True,
+        "description": description,
+        "version": __version__,
+    }
+
+
+def service_info(language: str, asr: bool = False, tts: bool = False) -> Info:
+    """What ``describe`` answers: one handle program with one model for the language, and
+    the recogniser (``asr``) and voice (``tts``) when they are offered."""
+    model = f"mnemolis-{language}"
+    intents = HandleModel(
+        **_about(model, "the intents of the configuration directory"), languages=[language]
     )
-    program = HandleProgram(
-        name="mnemolis",
-        attribution=attribution,
-        installed=True,
-        description=DESCRIPTION,
-        version=__version__,
-        models=[model],
-        supports_home_control=True,
+    info = Info(
+        handle=[
+            HandleProgram(
+                **_about("mnemolis", DESCRIPTION), models=[intents], supports_home_control=True
+            )
+        ]
     )
-    return Info(handle=[program])
+    if asr:
+        what = "the requests of this configuration (its intents, names and values)"
+        heard = AsrModel(**_about(model, what), languages=[language])
+        about = _about("mnemolis", "Mnemolis's recogniser, personalised from its configuration")
+        info.asr = [AsrProgram(**about, models=[heard])]
+    if tts:
+        voice = TtsVoice(**_about(model, "the voice of sources/voice.yaml"), languages=[language])
+        info.tts = [TtsProgram(**_about("mnemolis", "Mnemolis's voice"), voices=[voice])]
+    return info
 
 
 def _seconds(value: Any) -> int | None:

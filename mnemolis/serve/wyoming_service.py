@@ -37,6 +37,7 @@ import logging
 import os
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from wyoming.asr import Transcript
@@ -62,6 +63,7 @@ from mnemolis.serve.wyoming_events import (
     timer_event,
     write_event,
 )
+from mnemolis.serve.wyoming_voice import Listening, WyomingVoice, heard_in
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +131,7 @@ class TranscriptHandler:
         self.area: str | None = None  # the area it named
         self.site: str | None = None  # its satellite or device id, from its transcripts
         self.sessions: set[str] = set()
+        self.listening: Listening | None = None  # a request streamed to the asr service
         self._running = True
 
     async def run(self) -> None:
@@ -178,6 +181,9 @@ class TranscriptHandler:
             await self.write(Pong(text=clean_text(text) if isinstance(text, str) else None).event())
         elif event.type == "info":
             self._described(event.data)
+        elif self.service.voice is not None and self.service.voice.handles(event):
+            self.listening = self.listening or Listening()
+            await self.service.voice.handle(event, self.listening, self.write)
         else:
             log.debug("wyoming: ignored a %s event", event.type)
 
@@ -214,10 +220,14 @@ class TranscriptHandler:
         settings = self.service.settings
         room = settings.area_of(site) or self.area
         origin = Origin(NAME, session, room, site or self.session)
+        voice = self.service.voice
+        heard = (voice.hearings.take(text) if voice is not None else None) or heard_in(context)
+        if heard is not None:  # what our own asr service heard: a doubtful action is asked back
+            heard = replace(heard, text=text)
         self.busy = True
         try:
             async with self.service.daemon.request():
-                answer = await self.service.daemon.ask(NAME, text, session, origin)
+                answer = await self.service.daemon.ask(NAME, text, session, origin, heard=heard)
                 reply: Handled | NotHandled
                 if answer.outcome is Outcome.NOT_UNDERSTOOD:
                     reply = NotHandled(text=answer.text, context=_dict(context))
@@ -251,12 +261,16 @@ class WyomingService:
         language: str,
         announce: Callable[[str, str], None],
         max_connections: int | None = None,
+        voice: WyomingVoice | None = None,
     ) -> None:
         self.daemon = daemon
         self.settings = settings
         self.limits = limits
         self.announce = announce
-        self.info = service_info(language)
+        self.voice = voice  # the asr and tts services, when offered
+        asr = voice is not None and voice.asr
+        tts = voice is not None and voice.tts
+        self.info = service_info(language, asr=asr, tts=tts)
         self.max_connections = max_connections or limits.max_connections
         self.clients = ClientCounts(min(limits.max_connections_per_client, self.max_connections))
         self.refused = 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from mnemolis.config import Config, ConfigError
 from mnemolis.core.state_dir import state_dir
 from mnemolis.sources.base import Finding, Level
+from mnemolis.voice.doctor_remote import remote_findings
 from mnemolis.voice.settings import STEM, VoiceSettings, load_voice_settings
 from mnemolis.voice.stages import StageError
 
@@ -48,6 +49,7 @@ async def voice_findings(config: Config) -> list[Finding]:
         _device(settings, "input"),
         _device(settings, "output"),
         await _voice(settings),
+        *await remote_findings(settings, config.language.code),
     ]
 
 

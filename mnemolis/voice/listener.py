@@ -14,6 +14,8 @@ from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, SpeechStarted
 from mnemolis.voice.settings import VoiceSettings
 from mnemolis.voice.stages import Audio, EndOfSpeech, WakeWord
 
+WINDOW_BYTES = 320  # the end-of-speech detector's window: 10 ms of pipeline audio
+
 
 class Listener:
     """Waits for the wake word (or is told to listen now), then collects one request."""
@@ -29,6 +31,7 @@ class Listener:
         self._request: list[bytes] = []
         self._since = 0.0  # when listening started
         self._was_started = False
+        self._unheard = b""  # part of a window for `hear_only`
 
     def listen_now(self) -> None:
         """Listen for a request without the wake word (a follow-up turn)."""
@@ -53,6 +56,21 @@ class Listener:
         ended = SpeechEnded(self.at_s, Audio(b"".join(self._request)))
         self.wait_for_wake_word()
         return ended
+
+    def hear_only(self, chunk: Audio) -> None:
+        """Sound that is no request (the assistant's own voice, dropped while it answers)
+        still goes through the end-of-speech detector before a follow-up: its neural
+        detector holds on to what it heard last, and after such a gap it took the end of
+        the last request for the start of the next. (Not while waiting for the wake word:
+        that would triple what a stream costs, 0.3 ms a 10 ms window.)"""
+        window = getattr(self.endpoint, "window", None)
+        if window is None:
+            return
+        data = self._unheard + chunk.pcm
+        usable = len(data) - len(data) % WINDOW_BYTES
+        self._unheard = data[usable:]
+        for start in range(0, usable, WINDOW_BYTES):
+            window(data[start : start + WINDOW_BYTES])
 
     def feed(self, chunk: Audio) -> list[Event]:
         self.at_s += chunk.seconds

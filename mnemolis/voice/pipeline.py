@@ -18,12 +18,11 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from mnemolis.core.heard import Heard
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Answer, Outcome
-from mnemolis.runtime.assistant import Assistant
 from mnemolis.voice.audio import level
 from mnemolis.voice.engines import VoiceKit
 from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, TooLong, Woke
@@ -73,12 +72,24 @@ class Turn:
         return out
 
 
+class Asker(Protocol):
+    """Who answers what was heard: the `Assistant`, or the daemon in front of it."""
+
+    async def ask(
+        self,
+        text: str,
+        session: str = ...,
+        origin: Origin | None = ...,
+        heard: Heard | None = ...,
+    ) -> Answer: ...
+
+
 class VoicePipeline:
     """The stages for one stream: its listener, and the kit's shared engines."""
 
     def __init__(
         self,
-        assistant: Assistant,
+        assistant: Asker,
         kit: VoiceKit,
         origin: Origin,
         sink: AudioSink,
@@ -161,6 +172,16 @@ class VoicePipeline:
         await self.say(turn)
         return turn
 
+    async def too_long(self, name: str) -> Turn:
+        """A request that went on past ``limits.max_request_s``: cut there, nothing done."""
+        limit = self.settings.limits.max_request_s
+        problem = BadAudio(
+            f"the request went on for longer than {limit:g} s (limits.max_request_s), "
+            "so it was cut there",
+            "too_long",
+        )
+        return await self.refused(problem, name, [])
+
     async def no_wake_word(self, name: str, wake_word: str) -> Turn:
         """A recording (``--wav --wake``) in which the wake word was not heard."""
         said = self.settings.say("no_wake_word", wake_word=wake_word)
@@ -202,7 +223,8 @@ class VoicePipeline:
             while (item := await queue.get()) is not None:
                 chunk, arrived = item
                 if live and busy[0] <= arrived <= busy[1]:
-                    continue  # the assistant's own voice, not a request
+                    listener.hear_only(chunk)  # the assistant's own voice, not a request
+                    continue
                 for event in listener.feed(chunk):
                     if on_event is not None:
                         on_event(event)
@@ -237,13 +259,7 @@ class VoicePipeline:
             await self._earcon(False)
             return await self.answer(event.audio, "microphone")
         elif isinstance(event, TooLong):
-            limit = self.settings.limits.max_request_s
-            problem = BadAudio(
-                f"the request went on for longer than {limit:g} s (limits.max_request_s), "
-                "so it was cut there",
-                "too_long",
-            )
-            return await self.refused(problem, "microphone", [])
+            return await self.too_long("microphone")
         elif isinstance(event, NothingSaid):
             await self._earcon(False)
         return None

@@ -30,6 +30,7 @@ SECTIONS = (
     "earcons",
     "recogniser",
     "replies",
+    "wyoming",
 )
 
 
@@ -88,6 +89,19 @@ class Earcon:
 
 
 @dataclass(frozen=True)
+class RemoteEngines:
+    """Wyoming services that replace an embedded engine (None: the embedded one)."""
+
+    asr: str | None = None  # tcp://HOST:PORT of wyoming-faster-whisper, speech-to-phrase ...
+    tts: str | None = None  # wyoming-piper ...
+    wake: str | None = None  # wyoming-openwakeword, wyoming-microwakeword
+    tts_voice: str | None = None  # the voice the tts service should speak with
+    wake_names: tuple[str, ...] = ()  # the wake words the wake service should listen for
+    timeout_s: float = 15.0  # an engine silent this long has failed this request
+    retry_s: float = 30.0  # after a failure the embedded engine answers this long
+
+
+@dataclass(frozen=True)
 class VoiceSettings:
     """Everything `sources/voice.yaml` decides."""
 
@@ -103,6 +117,7 @@ class VoiceSettings:
     stop: Earcon = field(default_factory=lambda: Earcon((880.0, 587.0)))
     recogniser: dict[str, Any] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
+    wyoming: RemoteEngines = field(default_factory=RemoteEngines)
 
     def say(self, key: str, **fields: str) -> str:
         from mnemolis.config.bundled import fill
@@ -162,6 +177,15 @@ def load_voice_settings(config: Config) -> VoiceSettings:
         stop=read.earcon(earcons, "stop"),
         recogniser=as_mapping(values.get("recogniser"), at / "recogniser", "recogniser"),
         replies={str(k): str(v) for k, v in read.section("replies").items()},
+        wyoming=RemoteEngines(
+            asr=read.uri("wyoming", "asr"),
+            tts=read.uri("wyoming", "tts"),
+            wake=read.uri("wyoming", "wake"),
+            tts_voice=read.optional_text("wyoming", "tts_voice"),
+            wake_names=read.names("wyoming", "wake_names"),
+            timeout_s=read.number("wyoming", "timeout_s", 0.5, 600.0),
+            retry_s=read.number("wyoming", "retry_s", 1.0, 3600.0),
+        ),
     )
 
 
@@ -189,6 +213,31 @@ class _Reader:
         if not text:
             raise at.error(f"{section}.{key} must not be empty")
         return text
+
+    def optional_text(self, section: str, key: str) -> str | None:
+        value, _at = self._value(section, key)
+        return None if value is None else self.text(section, key)
+
+    def uri(self, section: str, key: str) -> str | None:
+        """A Wyoming service's address: tcp://HOST:PORT or unix:///path, or null."""
+        text = self.optional_text(section, key)
+        if text is None:
+            return None
+        host, _, port = text.removeprefix("tcp://").rpartition(":")
+        tcp = text.startswith("tcp://") and bool(host) and port.isdigit() and 0 < int(port) < 65536
+        if not (tcp or (text.startswith("unix:///") and len(text) > 8)):
+            raise (self.at / section / key).error(
+                f"{section}.{key} must be tcp://HOST:PORT or unix:///path, not {text!r}"
+            )
+        return text
+
+    def names(self, section: str, key: str) -> tuple[str, ...]:
+        value, at = self._value(section, key)
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise at.error(f"{section}.{key} must be a list of names ([okay_nabu])")
+        return tuple(value)
 
     def choice(self, section: str, key: str, choices: tuple[str, ...]) -> str:
         text = self.text(section, key)
