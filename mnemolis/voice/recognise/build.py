@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pocketsphinx
@@ -19,9 +19,12 @@ from mnemolis.config import Config
 from mnemolis.core.devices import DeviceRegistry
 from mnemolis.voice.recognise import cache
 from mnemolis.voice.recognise.general import common_words, model_path
+from mnemolis.voice.recognise.grammar import GrammarInput, compile_grammar
 from mnemolis.voice.recognise.model import ModelInfo, add_garbage, compile_model
 from mnemolis.voice.recognise.pronounce import build_lexicon
 from mnemolis.voice.recognise.settings import RecogniserSettings
+from mnemolis.voice.recognise.shapes import sentence_shapes
+from mnemolis.voice.recognise.spoken import spoken_words
 from mnemolis.voice.recognise.templates import (
     intent_templates,
     opener_templates,
@@ -39,7 +42,7 @@ from mnemolis.voice.recognise.vocabulary import (
 )
 
 #: Bumped when the way a model is compiled changes, so old caches are not reused.
-BUILD_VERSION = 2
+BUILD_VERSION = 3
 DICTIONARY = "en-us/cmudict-en-us.dict"
 #: The common words garbage is chosen from (those the requests do not use).
 GARBAGE_POOL = 5000
@@ -73,35 +76,69 @@ def gather(
     opener_templates(vocab, config)
     resolve_fallbacks(vocab)
     garbage_words(vocab, common_words(GARBAGE_POOL), settings.garbage_words)
-    add_garbage(vocab, settings.garbage)
+    if settings.model == "ngram":
+        add_garbage(vocab, settings.garbage)
     return vocab
+
+
+def grammar_input(config: Config, settings: RecogniserSettings) -> GrammarInput:
+    """The shapes of `data/sentences.yaml`, and the language's polite openers and closers."""
+    rules, shapes = sentence_shapes()
+    lang = config.language
+    return GrammarInput(
+        extra=shapes,
+        rules=rules,
+        openers=[spoken_words(o) for o in lang.polite_openers],
+        closers=[spoken_words(w) for w in lang.politeness],
+        garbage=settings.garbage,
+    )
 
 
 def owner_pronunciations(config: Config, settings: RecogniserSettings) -> Path:
     return config.root / settings.pronunciations
 
 
-def digest_of(vocab: Vocabulary, settings: RecogniserSettings, owner_file: Path) -> str:
+def digest_of(
+    vocab: Vocabulary, settings: RecogniserSettings, owner_file: Path, given: object = None
+) -> str:
     try:
         owned = owner_file.read_text(encoding="utf-8") if owner_file.is_file() else ""
     except (OSError, UnicodeDecodeError):
         owned = "unreadable"
     return vocab.digest(
-        BUILD_VERSION, pocketsphinx.__file__, settings.discount, owned, settings.garbage
+        BUILD_VERSION,
+        pocketsphinx.__file__,
+        settings.model,
+        settings.discount,
+        owned,
+        settings.garbage,
+        given,
     )
 
 
 def compile_cached(
-    vocab: Vocabulary, settings: RecogniserSettings, state_dir: Path, owner_file: Path
+    vocab: Vocabulary,
+    settings: RecogniserSettings,
+    state_dir: Path,
+    owner_file: Path,
+    given: GrammarInput | None = None,
 ) -> Compiled:
-    """The compiled model of ``vocab``: from the cache, else built now and cached."""
+    """The compiled model of ``vocab`` (a grammar with ``given``'s shapes, or an
+    n-gram model): from the cache, else built now and cached."""
     t0 = time.perf_counter()
-    digest = digest_of(vocab, settings, owner_file)
+    grammar = settings.model == "grammar"
+    if grammar and given is None:
+        given = GrammarInput(garbage=settings.garbage)
+    digest = digest_of(vocab, settings, owner_file, asdict(given) if grammar and given else None)
     found = cache.cached(state_dir, digest)
     if found is not None:
         return Compiled(found[0], found[1], False, (time.perf_counter() - t0) * 1000)
 
     def build(folder: Path, final: Path) -> ModelInfo:
+        if grammar and given is not None:
+            words = vocab.words() | given.words()
+            lexicon = build_lexicon(words, model_path(DICTIONARY), owner_file)
+            return compile_grammar(vocab, lexicon, folder, digest, given)
         lexicon = build_lexicon(vocab.words(), model_path(DICTIONARY), owner_file)
         return compile_model(vocab, lexicon, folder, settings.discount, digest, final)
 

@@ -13,11 +13,13 @@ from pathlib import Path
 import pocketsphinx
 
 from mnemolis.voice.recognise.general import model_path
+from mnemolis.voice.recognise.grammar import GRAMMAR
 from mnemolis.voice.recognise.model import CONTROL, DICTIONARY, LM_NAME, ModelInfo
+from mnemolis.voice.recognise.settings import RecogniserSettings
 
 ACOUSTIC_MODEL = "en-us/en-us"
 #: Words the decoder puts in for silence and noise.
-_FILLERS = ("<s>", "</s>", "<sil>")
+_FILLERS = ("<s>", "</s>", "<sil>", "(NULL)")
 
 
 @dataclass(frozen=True)
@@ -43,21 +45,40 @@ class Decoded:
 class ModelDecoder:
     """pocketsphinx loaded with the compiled model (0.1 s: the dictionary is cut)."""
 
-    def __init__(self, folder: Path, info: ModelInfo, language_weight: float = 6.5) -> None:
+    def __init__(
+        self, folder: Path, info: ModelInfo, settings: RecogniserSettings | None = None
+    ) -> None:
+        settings = settings or RecogniserSettings()
         self.info = info
-        self.decoder = pocketsphinx.Decoder(
-            hmm=str(model_path(ACOUSTIC_MODEL)),
-            lm=None,
-            lmctl=str(folder / CONTROL),
-            lmname=LM_NAME,
-            dict=str(folder / DICTIONARY),
-            lw=language_weight,
-            # the second (flat) pass lets the class model's many members outscore the
-            # request that was said, and doubles the time: the tree pass and the
-            # lattice (posteriors, n-best) are enough
-            fwdflat=False,
-            loglevel="FATAL",
-        )
+        self.grammar = (folder / GRAMMAR).is_file()
+        common: dict[str, object] = {
+            "hmm": str(model_path(ACOUSTIC_MODEL)),
+            "dict": str(folder / DICTIONARY),
+            "lw": settings.language_weight,
+            "loglevel": "FATAL",
+        }
+        if self.grammar:
+            # a grammar's lattice pass (bestpath) picks paths the grammar does not allow
+            self.decoder = pocketsphinx.Decoder(
+                **common,
+                lm=None,
+                fsg=str(folder / GRAMMAR),
+                bestpath=False,
+                beam=settings.beam,
+                pbeam=settings.beam,
+                wbeam=settings.word_beam,
+            )
+        else:
+            self.decoder = pocketsphinx.Decoder(
+                **common,
+                lm=None,
+                lmctl=str(folder / CONTROL),
+                lmname=LM_NAME,
+                # the second (flat) pass lets the class model's many members outscore
+                # the request that was said, and doubles the time: the tree pass and
+                # the lattice (posteriors, n-best) are enough
+                fwdflat=False,
+            )
 
     def _word(self, token: str) -> tuple[str, str]:
         token = token.split("(", 1)[0]  # "word(2)": its second pronunciation
@@ -76,16 +97,17 @@ class ModelDecoder:
             return out
         for seg in d.seg():
             token = seg.word
-            if token in _FILLERS or token.startswith(("[", "+")):
+            if not token or token in _FILLERS or token.startswith(("[", "+")):
                 continue
             text, cls = self._word(token)
             out.words.append(Word(text, cls, float(seg.prob), seg.start_frame, seg.end_frame))
-        if nbest:
+        if nbest and not self.grammar:  # a grammar's lattice n-best takes minutes
             seen: set[str] = set()
             for hyp in islice(d.nbest(), nbest * 8):
                 if hyp is None or not hyp.hypstr:
                     continue
                 reading = [self._word(t) for t in hyp.hypstr.split() if t not in _FILLERS]
+                reading = [(t, c) for t, c in reading if t]
                 key = " ".join(t for t, _ in reading)
                 if key and key not in seen:
                     seen.add(key)

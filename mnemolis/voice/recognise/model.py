@@ -60,7 +60,7 @@ def member_token(cls: str, words: tuple[str, ...]) -> str:
     return f"{cls}:{'_'.join(words)}"
 
 
-def _ways(words: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, ...]]:
+def pronunciations(words: tuple[str, ...], lexicon: Lexicon) -> list[tuple[str, ...]]:
     ways: list[tuple[str, ...]] = [()]
     for word in words:
         prons = lexicon.of(word)
@@ -103,7 +103,7 @@ def compile_model(
         weights = vocab.weights.get(cls, {})
         kept: list[tuple[str, float]] = []
         for words, display in sorted(vocab.classes[cls].items()):
-            ways = _ways(words, lexicon)
+            ways = pronunciations(words, lexicon)
             if not ways:
                 continue
             token = member_token(cls, words)

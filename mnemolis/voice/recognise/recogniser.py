@@ -23,6 +23,7 @@ from mnemolis.voice.recognise.build import (
     Compiled,
     compile_cached,
     gather,
+    grammar_input,
     owner_pronunciations,
 )
 from mnemolis.voice.recognise.decoder import ModelDecoder
@@ -71,9 +72,13 @@ class PocketsphinxRecogniser:
             names = self._names() if self._names else {}
             vocab = gather(config, self.settings, self._registry, names)
             compiled = compile_cached(
-                vocab, self.settings, self.state_dir, owner_pronunciations(config, self.settings)
+                vocab,
+                self.settings,
+                self.state_dir,
+                owner_pronunciations(config, self.settings),
+                grammar_input(config, self.settings),
             )
-            decoder = ModelDecoder(compiled.path, compiled.info, self.settings.language_weight)
+            decoder = ModelDecoder(compiled.path, compiled.info, self.settings)
         except Exception as exc:  # a broken model is a reason on every request
             self.error = f"the recogniser could not be built: {exc}"
             raise

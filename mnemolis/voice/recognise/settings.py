@@ -4,10 +4,11 @@
 
     recogniser:
       engine: pocketsphinx        # the embedded recogniser (a Wyoming URI: another engine)
+      model: grammar              # grammar (only the known sentences) or ngram (freer, weaker)
       ask_below: 0.6              # below this confidence, ask "Did you say ...?" first
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
       free_words: 0               # common English words for free text (0: off; see the docs)
-      garbage: 0.0                # the model's share for speech that is no request (0: off)
+      garbage: 0.001              # the model's share for speech that is no request (0: off)
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
@@ -24,11 +25,15 @@ from mnemolis.config import At, Config, as_mapping
 from mnemolis.voice.recognise.pronounce import PRONUNCIATIONS_FILE
 
 ENGINES = ("pocketsphinx",)
+MODELS = ("grammar", "ngram")
 
 
 @dataclass(frozen=True)
 class RecogniserSettings:
     engine: str = "pocketsphinx"
+    #: grammar: only the sentences the configuration knows (docs/voice-recogniser.md);
+    #: ngram: a class trigram over them, freer and measured far weaker
+    model: str = "grammar"
     #: recommended for the pipeline: ask back before acting below this confidence
     ask_below: float = 0.6
     #: below this confidence the recogniser says it heard nothing sure
@@ -36,8 +41,8 @@ class RecogniserSettings:
     #: common English words for free text: 0 (off) by default, measured to swallow the
     #: requests in this engine (docs/voice-recogniser.md)
     free_words: int = 0
-    #: the share of speech that is no request, heard as garbage words: 0 (off) likewise
-    garbage: float = 0.0
+    #: the share of speech that is no request, heard as garbage words (0: off)
+    garbage: float = 0.001
     #: how many common words (none a request uses) speech that is no request is heard as
     garbage_words: int = 300
     names_limit: int = 2000
@@ -47,6 +52,10 @@ class RecogniserSettings:
     discount: float = 0.2
     #: pocketsphinx's language weight (``lw``)
     language_weight: float = 6.5
+    #: the grammar's search beams: wider than pocketsphinx's defaults (1e-48, 7e-29),
+    #: which drop the request said in a grammar of a few thousand sentences
+    beam: float = 1e-80
+    word_beam: float = 1e-60
     #: speech shorter than this is no request ("silence")
     min_speech_ms: int = 150
 
@@ -62,6 +71,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "discount": (0.05, 0.95),
     "language_weight": (1.0, 30.0),
     "min_speech_ms": (0, 5000),
+    "beam": (1e-200, 1e-10),
+    "word_beam": (1e-200, 1e-10),
 }
 
 
@@ -80,6 +91,8 @@ def load_recogniser_settings(data: Any, at: At) -> RecogniserSettings:
                 raise k_at.error(f"{key}: a non-empty text")
             if key == "engine" and value not in ENGINES:
                 raise k_at.error(f"engine: {value!r} is not one of {', '.join(ENGINES)}")
+            if key == "model" and value not in MODELS:
+                raise k_at.error(f"model: {value!r} is not one of {', '.join(MODELS)}")
             values[key] = value.strip()
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):

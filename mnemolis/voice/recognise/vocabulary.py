@@ -102,7 +102,8 @@ def class_token(name: str) -> str:
 
 
 def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | None) -> None:
-    """The device, area and floor names (with aliases) and the device-type nouns."""
+    """The device, area and floor names (with aliases) and the nouns of the device
+    types this home has."""
     devices: list[Device] = registry.devices() if registry is not None else list(config.devices)
     for device in devices:
         for name in device.names:
@@ -115,7 +116,10 @@ def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | Non
     for floor in floors.values():
         for name in (floor.name, *floor.aliases):
             vocab.add_member("floor", spoken_words(name), name)
-    for nouns in config.device_nouns.values():
+    present = {device.type for device in devices}
+    for dtype, nouns in config.device_nouns.items():
+        if dtype not in present:  # every noun heard is one more way to mishear
+            continue
         for noun in nouns:
             vocab.add_member("noun", spoken_words(noun), noun)
 
