@@ -25,6 +25,7 @@ CLAUSES = [
     "compare python and rust",
     "check if the garage door is open",
     "if the back door is unlocked lock it",
+    "if the front door is unlocked, lock it",
     "tell me about rock and roll",
     "dim the living room lamp to 40 percent",
     "what's the deal with mercury retrograde",

@@ -142,7 +142,8 @@ class Understander:
         if trace:
             trace.note(self._describe_condition(a, found) if found else "none")
         if found is not None:
-            return [self._conditional(a, found, context, trace)]
+            rest = self._clause(a, *found.after, context, trace) if found.after else []
+            return [self._conditional(a, found, context, trace), *rest]
         if trace:
             trace.begin("decompose")
         dec = self.decomposer.decompose(a, start, end)
