@@ -32,6 +32,10 @@ CLAUSES = [
     "set the thermostat to twenty one degrees",
     "book a table for catalina and brandie",
     "is it on",
+    "open spotify and play some jazz",
+    "play some jazz and sort it by the newest first",
+    "book a table for my mom and i",
+    "find and play a concerto",
 ]
 JOINERS = [
     " and ",

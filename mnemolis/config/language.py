@@ -54,6 +54,7 @@ class Language:
     ellipsis_openers: list[str] = field(default_factory=list)
     topic_framing: list[str] = field(default_factory=list)
     exclusions: list[str] = field(default_factory=list)  # "except", "all but", "other than"
+    app_openers: list[str] = field(default_factory=list)  # "open itunes and play ..."
     yes_words: set[str] = field(default_factory=set)
     no_words: set[str] = field(default_factory=set)
     lemma_overrides: dict[str, str] = field(default_factory=dict)
@@ -75,6 +76,7 @@ _LANGUAGE_LISTS = {
     "months": "months",
     "topic_framing": "topic_framing",
     "exclusions": "exclusions",
+    "app_openers": "app_openers",
 }
 _LANGUAGE_SETS = {
     "stop_words": "stop_words",
