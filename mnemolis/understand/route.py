@@ -191,6 +191,13 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     c.score -= self.avoid_penalty
+        if part.declined and not self._names_a_thing(a, start, end, part):
+            # "how many notifications do i have on facebook", "turn on the local radio":
+            # a device intent with no device, type word or area named yields to the
+            # domain the part does name
+            for c in out:
+                if c.intent.source is not None and "device" in c.intent.slots:
+                    c.score -= self.avoid_penalty
         if asks and any(_reads_in_area(c) for c in out):
             # "what's the temperature in here": the room's sensor answers, not the forecast;
             # a day other than now is the forecast's ("what's the temperature tomorrow")
@@ -201,6 +208,25 @@ class Router:
         _announced_by_device(out, self.avoid_penalty)
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
+
+    def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
+        """A device, a type word, a room or an area is named, a word of a device's own
+        name is said ("the car" of "car mileage"), or a pronoun refers. A type word
+        inside a phrase ("switch" of "switch on") names nothing."""
+        if part.has_pronoun and part.referent:
+            return True
+        phrased = {i for n, ts in part.literal.items() if self.config.intents[n].source for i in ts}
+        if any(
+            (h.kind in ("device", "room", "noun") or h.is_area)
+            and start <= h.start < end
+            and (h.kind != "noun" or not phrased.issuperset(range(h.start, h.end)))
+            for h in a.names
+        ):
+            return True
+        names = self.slots.names
+        return any(
+            i not in part.declined and names.is_name_word(a.tokens[i].lemma) for i in part.content
+        )
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
