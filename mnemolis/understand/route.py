@@ -127,6 +127,7 @@ class Router:
         self.wrong_type_penalty = lang.routing.get("wrong_device_type_penalty", 0.3)
         self.avoid_penalty = lang.routing.get("avoid_penalty", 0.15)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
+        self.unnamed_coverage = lang.routing.get("unnamed_question_coverage", 0.75)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
         # a question never acts (the question frame), and asks about a class or a set
@@ -191,12 +192,16 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     c.score -= self.avoid_penalty
-        if part.declined and not self._names_a_thing(a, start, end, part):
+        if not self._names_a_thing(a, start, end, part):
             # "how many notifications do i have on facebook", "turn on the local radio":
             # a device intent with no device, type word or area named yields to the
-            # domain the part does name
+            # domain the part does name; a question about nothing named asks about the
+            # house only when its words are all the question's ("what's on", not "what
+            # is open late in la")
             for c in out:
-                if c.intent.source is not None and "device" in c.intent.slots:
+                if c.intent.source is None or "device" not in c.intent.slots:
+                    continue
+                if part.declined or (asks and c.coverage < self.unnamed_coverage):
                     c.score -= self.avoid_penalty
         if asks and any(_reads_in_area(c) for c in out):
             # "what's the temperature in here": the room's sensor answers, not the forecast;
