@@ -229,9 +229,7 @@ class Router:
         ):
             return True
         names = self.slots.names
-        return any(
-            i not in part.declined and names.is_name_word(a.tokens[i].lemma) for i in part.content
-        )
+        return any(names.is_name_word(a.tokens[i].lemma) for i in part.content)
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
