@@ -55,6 +55,7 @@ class Language:
     topic_framing: list[str] = field(default_factory=list)
     exclusions: list[str] = field(default_factory=list)  # "except", "all but", "other than"
     app_openers: list[str] = field(default_factory=list)  # "open itunes and play ..."
+    politeness_kept_before: list[str] = field(default_factory=list)  # "thanks for ..."
     yes_words: set[str] = field(default_factory=set)
     no_words: set[str] = field(default_factory=set)
     lemma_overrides: dict[str, str] = field(default_factory=dict)
@@ -77,6 +78,7 @@ _LANGUAGE_LISTS = {
     "topic_framing": "topic_framing",
     "exclusions": "exclusions",
     "app_openers": "app_openers",
+    "politeness_kept_before": "politeness_kept_before",
 }
 _LANGUAGE_SETS = {
     "stop_words": "stop_words",
