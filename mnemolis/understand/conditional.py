@@ -57,6 +57,8 @@ class ConditionDetector:
         self.clause_starts = lang.clause_starts
         self.edge_words = {c for c in lang.conjunctions if " " not in c}
         self.question_words = lang.question_words
+        self.asked = set(lang.condition_asked)
+        self.asked_last = set(lang.condition_asked_last)
         self.floor = router.floor
 
     def detect(self, a: Analysis, start: int, end: int) -> ConditionSplit | None:
@@ -133,6 +135,13 @@ class ConditionDetector:
             return False
         action = cands[0].intent.action
         return cands[0].intent.source is not None and action not in (None, "state")
+
+    def _asks_when(self, a: Analysis, s: int, e: int) -> bool:
+        """ "when obama was born", "when my next appointment is": asked, not watched
+        for. The past, or a clause ending in its verb or a preposition; "is" inside
+        the clause ("when it is five pm") is a state to watch for."""
+        words = [t.lower for t in a.tokens[s:e] if not t.is_punct]
+        return bool(words) and (words[-1] in self.asked_last or bool(self.asked & set(words)))
 
     def _else(self, a: Analysis, s: int, end: int) -> Cue | None:
         for cue in a.cues:
@@ -222,6 +231,8 @@ class ConditionDetector:
             then = self._trim(a, start, cue.start)
             if trigger == "when" and not (self._acts(a, *then) or self._reports(a, *then)):
                 continue  # "the weather in mexico when i go there": a time, not a trigger
+            if trigger == "when" and self._asks_when(a, cue.end, end):
+                continue  # "tell me when obama was born": a question
             otherwise = self._else(a, cue.end, end)
             cond = self._trim(a, cue.end, otherwise.start if otherwise else end)
             if then[0] >= then[1] or cond[0] >= cond[1]:
