@@ -39,6 +39,36 @@ ROWS: list[tuple[str, list[P | C]]] = [
             ),
         ],
     ),
+    # ---- other condition words after a split point, "then" alone as the split point
+    (
+        "lock the front door, and if the garage door is open, close it",
+        [
+            P("device.lock", device="front door"),
+            C(
+                P("device.state", device="garage door", state="open"),
+                [P("device.close", device="garage door")],
+            ),
+        ],
+    ),
+    (
+        "turn off the kitchen light and unless the back door is locked, lock it",
+        [
+            P("device.turn_off", device="kitchen light"),
+            C(
+                P("device.state", device="back door", state="locked"),
+                [P("device.lock", device="back door")],
+                negate=True,
+                trigger="unless",
+            ),
+        ],
+    ),
+    (
+        "turn on the kitchen light then if the back door is open, close it",
+        [
+            P("device.turn_on", device="kitchen light"),
+            C(BACK_OPEN, [P("device.close", device="back door")]),
+        ],
+    ),
     # ---- "then" closes the condition instead of a comma
     (
         "what time is it and if the back door is open then close it",
