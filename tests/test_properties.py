@@ -25,12 +25,17 @@ CLAUSES = [
     "compare python and rust",
     "check if the garage door is open",
     "if the back door is unlocked lock it",
+    "if the front door is unlocked, lock it",
     "tell me about rock and roll",
     "dim the living room lamp to 40 percent",
     "what's the deal with mercury retrograde",
     "set the thermostat to twenty one degrees",
     "book a table for catalina and brandie",
     "is it on",
+    "open spotify and play some jazz",
+    "play some jazz and sort it by the newest first",
+    "book a table for my mom and i",
+    "find and play a concerto",
 ]
 JOINERS = [
     " and ",

@@ -43,6 +43,8 @@ class Language:
     condition_else: list[str] = field(default_factory=list)
     condition_questions: list[str] = field(default_factory=list)
     condition_report: list[str] = field(default_factory=list)
+    condition_asked: list[str] = field(default_factory=list)  # "tell me when X was"
+    condition_asked_last: list[str] = field(default_factory=list)  # "when X is"
     pronouns: set[str] = field(default_factory=set)
     plural_pronouns: set[str] = field(default_factory=set)
     subject_pronouns: set[str] = field(default_factory=set)
@@ -54,6 +56,8 @@ class Language:
     ellipsis_openers: list[str] = field(default_factory=list)
     topic_framing: list[str] = field(default_factory=list)
     exclusions: list[str] = field(default_factory=list)  # "except", "all but", "other than"
+    app_openers: list[str] = field(default_factory=list)  # "open itunes and play ..."
+    politeness_kept_before: list[str] = field(default_factory=list)  # "thanks for ..."
     yes_words: set[str] = field(default_factory=set)
     no_words: set[str] = field(default_factory=set)
     lemma_overrides: dict[str, str] = field(default_factory=dict)
@@ -75,6 +79,8 @@ _LANGUAGE_LISTS = {
     "months": "months",
     "topic_framing": "topic_framing",
     "exclusions": "exclusions",
+    "app_openers": "app_openers",
+    "politeness_kept_before": "politeness_kept_before",
 }
 _LANGUAGE_SETS = {
     "stop_words": "stop_words",
@@ -147,6 +153,8 @@ def load_language(data: dict[str, Any], at: At) -> Language:
     lang.condition_else = lower_words(cond.get("else"), c / "else", "else")
     lang.condition_questions = lower_words(cond.get("questions"), c / "questions", "questions")
     lang.condition_report = lower_words(cond.get("report"), c / "report", "report")
+    lang.condition_asked = lower_words(cond.get("asked"), c / "asked", "asked")
+    lang.condition_asked_last = lower_words(cond.get("asked_last"), c / "asked_last", "asked_last")
     lang.areas = load_areas(data.get("areas"), at / "areas")
     routing = as_mapping(data.get("routing"), at / "routing", "routing")
     for key, value in routing.items():

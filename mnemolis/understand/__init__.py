@@ -142,7 +142,8 @@ class Understander:
         if trace:
             trace.note(self._describe_condition(a, found) if found else "none")
         if found is not None:
-            return [self._conditional(a, found, context, trace)]
+            rest = self._clause(a, *found.after, context, trace) if found.after else []
+            return [self._conditional(a, found, context, trace), *rest]
         if trace:
             trace.begin("decompose")
         dec = self.decomposer.decompose(a, start, end)
@@ -184,8 +185,12 @@ class Understander:
                 routed.append(None)
             else:
                 referent = bool(hint) or bool(context is not None and context.devices)
-                r = self.scheduled.route(self.router, a, frag.start, frag.end, referent=referent)
+                begin = frag.route_from or frag.start  # the request, not the app opened for it
+                r = self.scheduled.route(self.router, a, begin, frag.end, referent=referent)
                 part = r.part
+                if begin != frag.start:
+                    part.text = a.span_text(frag.start, frag.end)
+                    part.provenance["app"] = a.span_text(frag.start, begin)
                 routed.append(r)
                 if trace:
                     self._describe_route(r, trace)

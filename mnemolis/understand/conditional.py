@@ -7,7 +7,10 @@ unlocked"); an ``otherwise`` branch. Without a comma the boundary between
 condition and consequence is the first word that opens a request (a verb or
 a phrase of a served intent) such that the words before it read as a
 condition a source can check. "check if ..." and "let me know if ..." are
-questions, not conditions.
+questions, not conditions. A question joined after the consequence ("if the
+door is unlocked, lock it and what's the weather") is a request of its own,
+kept apart in ``after``; so is anything after "and then" once the
+consequence has begun.
 
 A condition no source can check ("if it gets dark ...") is kept as an
 out-of-scope condition, so execution says it could not tell, rather than
@@ -37,6 +40,7 @@ class ConditionSplit:
     then: tuple[int, int]
     otherwise: tuple[int, int] | None = None
     boundary: str = ""  # comma | then | verb | trailing
+    after: tuple[int, int] | None = None  # a request of its own after the consequence
 
     @property
     def negate(self) -> bool:
@@ -52,6 +56,9 @@ class ConditionDetector:
         self.stop = lang.stop_words
         self.clause_starts = lang.clause_starts
         self.edge_words = {c for c in lang.conjunctions if " " not in c}
+        self.question_words = lang.question_words
+        self.asked = set(lang.condition_asked)
+        self.asked_last = set(lang.condition_asked_last)
         self.floor = router.floor
 
     def detect(self, a: Analysis, start: int, end: int) -> ConditionSplit | None:
@@ -129,6 +136,13 @@ class ConditionDetector:
         action = cands[0].intent.action
         return cands[0].intent.source is not None and action not in (None, "state")
 
+    def _asks_when(self, a: Analysis, s: int, e: int) -> bool:
+        """ "when obama was born", "when my next appointment is": asked, not watched
+        for. The past, or a clause ending in its verb or a preposition; "is" inside
+        the clause ("when it is five pm") is a state to watch for."""
+        words = [t.lower for t in a.tokens[s:e] if not t.is_punct]
+        return bool(words) and (words[-1] in self.asked_last or bool(self.asked & set(words)))
+
     def _else(self, a: Analysis, s: int, end: int) -> Cue | None:
         for cue in a.cues:
             if cue.kind == "else" and s < cue.start and cue.end < end:
@@ -157,7 +171,8 @@ class ConditionDetector:
                 cut, boundary = (i, i + 1), "comma"
                 break
             then_cue = a.cue_at("then", i)
-            if then_cue is not None:
+            if then_cue is not None and a.tokens[i - 1].lower not in self.edge_words:
+                # "and then" joins two requests; it does not close the condition
                 cut, boundary = (i, then_cue.end), "then"
                 break
         if cut is None:
@@ -188,7 +203,20 @@ class ConditionDetector:
         other = self._trim(a, otherwise.end, end) if otherwise else None
         if other is not None and other[0] >= other[1]:
             other = None
-        return ConditionSplit("leading", trigger, lead.phrase, cond, then, other, boundary)
+        after = None if other else self._question_after(a, then)
+        if after is not None:
+            then = self._trim(a, then[0], after[0])
+        return ConditionSplit("leading", trigger, lead.phrase, cond, then, other, boundary, after)
+
+    def _question_after(self, a: Analysis, then: tuple[int, int]) -> tuple[int, int] | None:
+        """A conjunction in the consequence followed by a question word that asks
+        rather than acts: the question is a request of its own, not conditioned."""
+        for cue in a.cues_of("conj", then[0] + 1, then[1]):
+            q = cue.end
+            asks = q < then[1] and a.tokens[q].lower in self.question_words
+            if asks and not self._acts(a, q, then[1]):
+                return q, then[1]
+        return None
 
     def _trailing(self, a: Analysis, start: int, end: int) -> ConditionSplit | None:
         for cue in a.cues:
@@ -203,6 +231,8 @@ class ConditionDetector:
             then = self._trim(a, start, cue.start)
             if trigger == "when" and not (self._acts(a, *then) or self._reports(a, *then)):
                 continue  # "the weather in mexico when i go there": a time, not a trigger
+            if trigger == "when" and self._asks_when(a, cue.end, end):
+                continue  # "tell me when obama was born": a question
             otherwise = self._else(a, cue.end, end)
             cond = self._trim(a, cue.end, otherwise.start if otherwise else end)
             if then[0] >= then[1] or cond[0] >= cond[1]:

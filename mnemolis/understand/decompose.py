@@ -19,7 +19,13 @@ verb or topic of the part before it, when it is made of slot values that
 part's intent takes ("close the garage door as well as the living room
 blinds"), or the split point is undone ("book a table for catalina and
 brandie mendoza"). A bare verb shares the next part's object ("find and play
-a concerto"). Nothing is lost either way: every word stays in some part.
+a concerto"), after a split point too. Three more joins: an app opened before
+the request made in it ("open itunes and play ..."); a verb on "it" that no
+source serves, which works on what the part before made ("play music by X and
+sort it through the top 50"); a fragment of pronouns only ("for my mom and i").
+A verbless fragment after a plain "and" needs a sure route
+(`verbless_part_floor`). Nothing is lost either way: every word stays in some
+part.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class Fragment:
     end: int
     inherits_from: int | None = None
     slot_types: frozenset[str] = frozenset()
+    route_from: int | None = None  # after an app opened for it: "open itunes and | play ..."
 
 
 @dataclass
@@ -79,6 +86,11 @@ class Decomposer:
         self.particles = lang.stop_words - lang.pronouns - lang.determiners - lang.subject_pronouns
         self.strong = set(lang.strong_conjunctions)
         self.edge_words = {c for c in lang.conjunctions if " " not in c} | {"&"}
+        self.pronouns = lang.pronouns | lang.subject_pronouns
+        # "it", "them": a pronoun that stands for a thing, not a determiner ("this album")
+        self.objects = lang.pronouns - lang.determiners - lang.subject_pronouns - set(lang.numbers)
+        self.app_openers = [o.split() for o in lang.app_openers]
+        self.verbless_floor = lang.routing.get("verbless_part_floor", self.router.floor)
         # longest first, as the seed tries them; commas last
         self.types = [*sorted(lang.conjunctions, key=len, reverse=True), COMMA]
 
@@ -104,6 +116,8 @@ class Decomposer:
                 best is None or len(split.fragments) > len(best.fragments)
             ):
                 best = split
+        if best is None:  # one part; keep where its request begins after an app opened
+            best = next((t for t in base.tried if any(f.route_from for f in t.fragments)), None)
         if best is not None:
             base.fragments = best.fragments
             base.chosen = best
@@ -138,9 +152,13 @@ class Decomposer:
         raw.append((cursor, end, before))
 
         kept: list[Fragment] = []
-        for s, e, point in raw:
+        for n, (s, e, point) in enumerate(raw):
             clean = self._clean(a, s, e)
-            if clean is None or not self._meaningful(a, *clean):
+            if clean is not None and kept and self._pronouns_only(a, *clean):
+                self._undo(kept, clean[1], point, split)  # "for my mom and i"
+                continue
+            carries = clean is not None and n + 1 < len(raw) and self._bare_verb(a, *clean)
+            if clean is None or not (carries or self._meaningful(a, *clean)):
                 if clean is not None:
                     split.dropped.append((clean[0], clean[1], "no content"))
                 continue
@@ -150,15 +168,23 @@ class Decomposer:
                 continue
             prev = kept[-1]
             comma = point is not None and point.kind.startswith(COMMA)
+            strong = self._strong(point)
             if comma and not self._opens(a, prev.start, prev.end, left=True):
                 self._undo(kept, ce, point, split)  # "Paris, France"
             elif (
                 prev.inherits_from is None
-                and self._bare_verb(a, prev.start, prev.end)
+                and self._bare_verb(a, self._last_clause(a, prev.start, prev.end), prev.end)
                 and not self.router.device_sets.is_every(a, prev.start, prev.end)
             ):
                 # "find and play a concerto": one object; "lock up and ..." is a request
                 self._undo(kept, ce, point, split)
+            elif carries:
+                kept.append(Fragment(cs, ce))  # "..., find and play a concerto"
+            elif not strong and not comma and self._app_preamble(a, prev):
+                self._undo(kept, ce, point, split)  # "open itunes and play ..."
+                kept[-1].route_from = cs
+            elif not strong and self._refers_back(a, cs, ce):
+                self._undo(kept, ce, point, split)  # "... and sort it through the top 50"
             elif self._opens(a, cs, ce) or self._after_comma_and(a, point):
                 kept.append(Fragment(cs, ce))
             elif types := self._inheritable(a, kept, cs, ce):
@@ -166,7 +192,9 @@ class Decomposer:
                     k for k in range(len(kept) - 1, -1, -1) if kept[k].inherits_from is None
                 )
                 kept.append(Fragment(cs, ce, root, frozenset(types)))
-            elif self._strong(point) or self._served(a, cs, self._clause_end(a, cs, ce)):
+            elif strong or self._served(
+                a, cs, self._clause_end(a, cs, ce), comma or self._after_comma_and(a, point)
+            ):
                 kept.append(Fragment(cs, ce))  # "... and then movie times", "... and the weather"
             else:
                 self._undo(kept, ce, point, split)  # "catalina and brandie mendoza"
@@ -198,7 +226,7 @@ class Decomposer:
     def _undo(kept: list[Fragment], e: int, point: Occurrence | None, split: Split) -> None:
         """Join the fragment back onto the part before it: this point does not split."""
         prev = kept[-1]
-        kept[-1] = Fragment(prev.start, e, prev.inherits_from, prev.slot_types)
+        kept[-1] = Fragment(prev.start, e, prev.inherits_from, prev.slot_types, prev.route_from)
         if point is not None:
             split.undone.append(point)
 
@@ -261,8 +289,13 @@ class Decomposer:
         """
         toks = a.tokens
         first = toks[s]
-        if first.lower in self.subjects:
-            return e - s > 1 and toks[s + 1].lower not in self.not_after_subject
+        if first.lower in self.subjects:  # "i want", not "i, play ..." ("my mom and i")
+            after = toks[s + 1] if e - s > 1 else None
+            return (
+                after is not None
+                and after.text.isalpha()
+                and after.lower not in self.not_after_subject
+            )
         if self._verb(a, s) and (e - s > 1 or any(m.inside(s, e) for m in a.matches)):
             return True
         if any(c.start == s for c in a.cues if c.kind in ("colloquial", "lead", "cquestion")):
@@ -280,13 +313,49 @@ class Decomposer:
             return listed or self._served(a, s, e)
         return False
 
-    def _served(self, a: Analysis, s: int, e: int) -> bool:
-        """Would the fragment, on its own, be routed to a source Mnemolis serves?"""
+    def _served(self, a: Analysis, s: int, e: int, loose: bool = True) -> bool:
+        """Would the fragment, on its own, be routed to a source Mnemolis serves? Not
+        ``loose`` (a verbless fragment after a plain "and"): surely so."""
         cands = self.router.candidates(a, s, e)
+        floor = self.router.floor if loose else self.verbless_floor
+        return bool(cands) and cands[0].score >= floor and cands[0].intent.source is not None
+
+    def _pronouns_only(self, a: Analysis, s: int, e: int) -> bool:
+        """ "i" in "a table for my mom and i": the end of the phrase before, not a part."""
+        return all(a.tokens[i].is_punct or a.tokens[i].lower in self.pronouns for i in range(s, e))
+
+    def _app_preamble(self, a: Analysis, frag: Fragment) -> bool:
+        """ "open itunes", "go to deezer": an app opened for the request that follows.
+        What it opens is no known name (a device, a room, a type word) and no source
+        serves the fragment on its own."""
+        if frag.inherits_from is not None:
+            return False
+        start = self._last_clause(a, frag.start, frag.end)
+        words = [t.lower for t in a.tokens[start : frag.end]]
+        opener = next((o for o in self.app_openers if words[: len(o)] == o), None)
+        if opener is None or len(words) == len(opener):
+            return False
+        if any(start <= h.start and h.end <= frag.end for h in a.names):
+            return False
+        return not self._served(a, start, frag.end)
+
+    @staticmethod
+    def _last_clause(a: Analysis, s: int, e: int) -> int:
+        """Where the fragment's last clause starts: after a comma this strategy kept."""
+        for i in range(e - 1, s, -1):
+            if a.tokens[i].text in ",;":
+                return i + 1
+        return s
+
+    def _refers_back(self, a: Analysis, s: int, e: int) -> bool:
+        """ "sort it through the top 50": a verb on "it" that no source serves works on
+        what the part before made, so it stays with it."""
+        toks = a.tokens
         return (
-            bool(cands)
-            and cands[0].score >= self.router.floor
-            and cands[0].intent.source is not None
+            e - s > 1
+            and self._verb(a, s)
+            and toks[s + 1].lower in self.objects
+            and not self._served(a, s, e)
         )
 
     def _bare_verb(self, a: Analysis, s: int, e: int) -> bool:

@@ -16,7 +16,11 @@ still judged on its own.
   part over both areas (the resolver unites the areas a part names);
 - a list of items ("add milk, eggs and bread to the list": `item_lists`) and
   a list of values of one intent's slots ("a pizza with ham and olives":
-  `value_lists`).
+  `value_lists`);
+- a condition opened after a split point ("what's the weather and if the
+  front door is unlocked, lock it"): the comma or "then" that closes the
+  condition joins it to its consequence, so the conditional stays one part
+  for the condition detector, not a question and a command.
 
 The third guard, meaningful content, judges the parts a split produces and
 lives in `decompose`.
@@ -64,6 +68,7 @@ class Guards:
         self.value_lists = ValueLists(config)  # "a pizza with extra cheese and mushrooms"
         self.exclusions = Exclusions(config)
         self.determiners = lang.determiners
+        self.condition_then = set(lang.condition_then)
 
     def occurrences(self, a: Analysis, start: int, end: int) -> list[Occurrence]:
         """Every conjunction and comma strictly inside ``[start, end)``, guarded."""
@@ -81,6 +86,7 @@ class Guards:
         self.item_lists.protect(a, start, end, occ)
         self.value_lists.protect(a, start, end, occ)
         self.exclusions.protect(a, start, end, occ)  # "except the kitchen and the hall"
+        self._condition_close(a, start, end, occ)  # "... and if X, do Y"
         for o in occ:
             if o.guard is None and o.kind != ",":
                 o.guard = (
@@ -132,6 +138,22 @@ class Guards:
                     if not self._opens_request(a, o.end):
                         o.guard = f"no-split: {cue.phrase}"
                     break
+
+    def _condition_close(self, a: Analysis, start: int, end: int, occ: list[Occurrence]) -> None:
+        """A condition word right after a split point opens a conditional clause; the
+        first comma or "then" after it, with no other split point between, closes the
+        condition and must not split it from its consequence."""
+        for lead in a.cues_of("lead", start, end):
+            if any(q.start <= lead.start < q.end for q in a.cues_of("cquestion", start, end)):
+                continue  # "... and check if the door is locked": a question
+            if not any(o.end == lead.start and o.guard is None for o in occ):
+                continue
+            for o in occ:
+                if o.start <= lead.end or o.guard is not None:
+                    continue
+                if (o.kind == "," or o.kind in self.condition_then) and o.end < end:
+                    o.guard = f"condition: {a.span_text(lead.start, o.start).lower()}"
+                break  # another split point first: the condition is not closed here
 
     def _protected_name(self, a: Analysis, o: Occurrence) -> str | None:
         for hit in a.names:

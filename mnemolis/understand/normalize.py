@@ -49,7 +49,16 @@ class Normalizer:
         self._wake = (
             re.compile(rf"^\s*(?:{wake.pattern})[\s,.!:;]*", re.IGNORECASE) if wake else None
         )
+        # the assistant named at the end is spoken to, not about: "thanks a lot, olly"
+        self._wake_end = (
+            re.compile(rf"[\s,]+(?:{wake.pattern})[\s,.!?:;]*$", re.IGNORECASE) if wake else None
+        )
         self._polite = _words_pattern(language.politeness)
+        kept = _words_pattern(language.politeness_kept_before)
+        if self._polite and kept:  # "thank you for the help" is the thanks itself
+            self._polite = re.compile(
+                rf"{self._polite.pattern}(?!\s+(?:{kept.pattern}))", re.IGNORECASE
+            )
         self._contractions = _words_pattern(list(language.contractions))
         self._ordinal = None
         if language.ordinals:
@@ -94,6 +103,11 @@ class Normalizer:
             if m and m.end() < len(text):
                 out.changes.append(f"wake word {m.group(0).strip(' ,.!:;')!r} removed")
                 text = text[m.end() :]
+        if self._wake_end:
+            m = self._wake_end.search(text)
+            if m and any(ch.isalnum() for ch in text[: m.start()]):
+                out.changes.append(f"wake word {m.group(0).strip(' ,.!?:;')!r} removed")
+                text = text[: m.start()]
         if self._polite:
             new = self._polite.sub(" ", text)
             # politeness around a request goes; politeness alone is the request ("thank you")

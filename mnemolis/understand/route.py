@@ -127,6 +127,7 @@ class Router:
         self.wrong_type_penalty = lang.routing.get("wrong_device_type_penalty", 0.3)
         self.avoid_penalty = lang.routing.get("avoid_penalty", 0.15)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
+        self.unnamed_coverage = lang.routing.get("unnamed_question_coverage", 0.75)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
         # a question never acts (the question frame), and asks about a class or a set
@@ -191,6 +192,17 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     c.score -= self.avoid_penalty
+        if not self._names_a_thing(a, start, end, part):
+            # "how many notifications do i have on facebook", "turn on the local radio":
+            # a device intent with no device, type word or area named yields to the
+            # domain the part does name; a question about nothing named asks about the
+            # house only when its words are all the question's ("what's on", not "what
+            # is open late in la")
+            for c in out:
+                if c.intent.source is None or "device" not in c.intent.slots:
+                    continue
+                if part.declined or (asks and c.coverage < self.unnamed_coverage):
+                    c.score -= self.avoid_penalty
         if asks and any(_reads_in_area(c) for c in out):
             # "what's the temperature in here": the room's sensor answers, not the forecast;
             # a day other than now is the forecast's ("what's the temperature tomorrow")
@@ -201,6 +213,23 @@ class Router:
         _announced_by_device(out, self.avoid_penalty)
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
         return out
+
+    def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
+        """A device, a type word, a room or an area is named, a word of a device's own
+        name is said ("the car" of "car mileage"), or a pronoun refers. A type word
+        inside a phrase ("switch" of "switch on") names nothing."""
+        if part.has_pronoun and part.referent:
+            return True
+        phrased = {i for n, ts in part.literal.items() if self.config.intents[n].source for i in ts}
+        if any(
+            (h.kind in ("device", "room", "noun") or h.is_area)
+            and start <= h.start < end
+            and (h.kind != "noun" or not phrased.issuperset(range(h.start, h.end)))
+            for h in a.names
+        ):
+            return True
+        names = self.slots.names
+        return any(names.is_name_word(a.tokens[i].lemma) for i in part.content)
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
