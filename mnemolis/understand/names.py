@@ -195,9 +195,12 @@ class NameIndex:
                 word_index.setdefault(lemma, set()).add(device.id)
         day = self.config.slots.get("day")
         days = set(day.values) if day is not None else set()
+        states = {s for words in self.config.device_states.values() for s in words}
         for head in head_nouns:
-            if head.isdigit() or head in days:
-                continue  # "light 2", "grid energy today": a number or a day is no noun
+            if head.isdigit() or head in days or head in states:
+                # "light 2", "grid energy today": a number or a day is no noun; nor is
+                # a state word ("All Off": "lights off" says no scene)
+                continue
             matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()
         for pair in self.config.language.fixed_pairs:

@@ -209,6 +209,11 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
+            if not asked and intent.area_means and scope is not None:
+                # "turn off the kitchen": an area said alone is its lights (the type
+                # the intent's `area_means` names), where it has any
+                alone = intent.area_means
+                tiers.insert(0, [d for d in all_devices if d.type == alone])
         elif intent.implies:
             # "dim a little", "set the temperature to 20": the intent says what it acts on
             tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
@@ -217,6 +222,9 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
+        alone = not nouns and not asked and intent.area_means is not None
+        if alone and where and all(d.type == intent.area_means for d in candidates):
+            wants_all = True
         covered = _tokens(nouns)
         if not candidates:
             implied = how == "implied"
