@@ -212,8 +212,8 @@ class TargetResolver:
             if not asked and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
                 # the intent's `area_means` names), where it has any
-                alone = intent.area_means
-                tiers.insert(0, [d for d in all_devices if d.type == alone])
+                means = intent.area_means
+                tiers.insert(0, [d for d in all_devices if d.type == means])
         elif intent.implies:
             # "dim a little", "set the temperature to 20": the intent says what it acts on
             tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
