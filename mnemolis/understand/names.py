@@ -196,10 +196,8 @@ class NameIndex:
         day = self.config.slots.get("day")
         days = set(day.values) if day is not None else set()
         states = {s for words in self.config.device_states.values() for s in words}
-        for head in head_nouns:
+        for head in head_nouns:  # "light 2", "grid energy today", "All Off": no noun
             if head.isdigit() or head in days or head in states:
-                # "light 2", "grid energy today": a number or a day is no noun; nor is
-                # a state word ("All Off": "lights off" says no scene)
                 continue
             matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()
