@@ -209,7 +209,7 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
-            if not asked and intent.area_means and scope is not None:
+            if not asked and not said_all and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
                 # the intent's `area_means` names), where it has any
                 means = intent.area_means
@@ -222,7 +222,7 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
-        alone = not nouns and not asked and intent.area_means is not None
+        alone = not nouns and not asked and not said_all and intent.area_means is not None
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
         covered = _tokens(nouns)
