@@ -10,10 +10,9 @@ name with another name, and needs a margin over the next name, else the hit carr
 close calls so that a "which one" question is asked. The index is rebuilt when the registry
 changes, so a device announced by discovery is understood at once.
 
-Areas that are not one room's name are room hits with a marked key (see
-`AREA_MARK`): a floor (``floor:<name>``) and the relative words ``@upstairs``,
-``@downstairs``, ``@everywhere`` and ``@here``, resolved by
-`mnemolis.understand.areas`.
+Areas that are not one room's name are room hits with a marked key (`AREA_MARK`): a
+floor (``floor:<name>``), ``@upstairs``, ``@downstairs``, ``@everywhere``, ``@here``,
+resolved by `mnemolis.understand.areas`.
 """
 
 from __future__ import annotations
@@ -135,6 +134,8 @@ class NameIndex:
         if any(w in self._number_words for w in forms[-1].split()):
             said = [self._number_words.get(w, w) for w in forms[-1].split()]
             forms.append(" ".join(said))  # "lamp 1" is also "lamp one" (kept as a word)
+        if len(first := forms[1].split(" ", 1)) > 1 and not first[0].endswith("'s"):
+            forms.append(f"{first[0]}'s {first[1]}")  # "the modem's upload rate"
         return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
 
     def _compile(self) -> _Compiled:
