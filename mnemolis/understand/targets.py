@@ -23,7 +23,7 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
-from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
 from mnemolis.understand.unknown_names import UnknownNames
@@ -125,6 +125,9 @@ class TargetResolver:
         if "device" not in intent.slots:
             return None, scope
         lost = self.unknown.area(a, start, end, hits) if scope is None else None
+        here = [r for r in rooms if r.key == AREA_MARK + "here"]
+        if here and scope is None and origin is None and lost is None:
+            lost = (here[0].start, here[0].end)  # "all the lights in here", room unknown: never all
         if lost is not None:  # "the lights in the cellar": an area the home does not have
             # (its words stay unexplained: "the temperature in pheonix" may be a place's)
             asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
