@@ -318,11 +318,9 @@ class NameIndex:
         type is *named* like it (a binary sensor called "light"), but not those of
         another device class when classes tell them apart ("the blinds" are not the
         awning or the garage door, unless named with the word). The type's own word
-        ("the lights") means all of them; another ("the lamps", "the radiators")
-        those named with it first. Only when none of those fit do devices of other
-        types named with the noun come ("the lamp" for a switch called "floor lamp"),
-        as their name's last word ("the water" is no "water heater").
-        """
+        ("the lights") means all of them; another ("the lamps") those named with it
+        first; then other types' devices whose name ends in it ("the lamp": the switch
+        "floor lamp"). A brand ("the sonoff") is first every device named with it."""
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
@@ -342,6 +340,8 @@ class NameIndex:
         named_ids = {d.id for d in named}
         generic = bool(classes & noun_types)
         tiers = [meant] if generic else [named, [d for d in meant if d.id not in named_ids]]
+        if not generic and not self.text.is_dictionary_word(noun):
+            tiers[0] = [c.devices[i] for i in sorted(with_word) if i in c.devices] or named
         # "the lamp" for a switch called "floor lamp", not "the water" for the water heater
         heads = {i for w in classes for i in c.head_nouns.get(w, ())}
         others = [c.devices[i] for i in sorted(with_word & heads) if i in c.devices]
