@@ -61,8 +61,8 @@ gate: venv
 		--min-fully-right 0.92 --max-wrong-device 5
 	$(BIN)/mnemolis --config tests/data/fifth_home eval tests/data/fifth_home/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
-		--min-intent-accuracy 0.85 --min-entity-accuracy 0.82 --min-value-accuracy 0.91 \
-		--min-fully-right 0.80 --max-wrong-device 2
+		--min-intent-accuracy 0.89 --min-entity-accuracy 0.85 --min-value-accuracy 0.91 \
+		--min-fully-right 0.83 --max-wrong-device 2
 	$(BIN)/mnemolis --config tests/data/takeaway eval tests/data/takeaway/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
 		--min-intent-accuracy 0.95 --min-entity-accuracy 0.98 --min-value-accuracy 0.94 \
