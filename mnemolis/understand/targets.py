@@ -66,6 +66,7 @@ class TargetResolver:
         self.roaming = frozenset(config.language.areas.roaming_types)
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
+        self.pronouns = frozenset(lang.pronouns)
         self.places = lang.place_prepositions
         self.stems = NameStems(names, self.quiet)
         self.verb_nouns = frozenset(config.verb_nouns)
@@ -212,7 +213,10 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
-            if not asked and not said_all and intent.area_means and scope is not None:
+            # ("the kitchen one" picks among options: no area alone)
+            referred = any(a.tokens[i].lower in self.pronouns for i in range(start, end))
+            alone = not asked and not said_all and not referred
+            if alone and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
                 # the intent's `area_means` names), where it has any
                 means = intent.area_means
@@ -226,6 +230,7 @@ class TargetResolver:
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
         alone = not nouns and not asked and not said_all and intent.area_means is not None
+        alone = alone and not any(a.tokens[i].lower in self.pronouns for i in range(start, end))
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
         covered = _tokens(nouns)
