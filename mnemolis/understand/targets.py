@@ -214,7 +214,7 @@ class TargetResolver:
                 else [list(all_devices)]
             )
             # ("the kitchen one" picks among options: no area alone)
-            referred = any(a.tokens[i].lower in self.pronouns for i in range(start, end))
+            referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
             alone = not asked and not said_all and not referred
             if alone and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
@@ -230,7 +230,9 @@ class TargetResolver:
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
         alone = not nouns and not asked and not said_all and intent.area_means is not None
-        alone = alone and not any(a.tokens[i].lower in self.pronouns for i in range(start, end))
+        alone = alone and not any(
+            r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms
+        )
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
         covered = _tokens(nouns)
