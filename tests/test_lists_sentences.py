@@ -130,6 +130,11 @@ ROWS: list[tuple[str, list[R]]] = [
     ("i no longer need butter", [R("lists.remove", got(["butter"], None))]),
     ("remove call mum from my to do list", [R("lists.remove", got(["call mum"], "to do"), **TODO)]),
     ("cross milk off the list", [R("lists.check_off", got(["milk"], None))]),
+    # completing or removing an item is never adding it (issue 24)
+    ("complete bananas on my grocery list", [R("lists.check_off", got(["bananas"]), **SHOP)]),
+    ("cross off eggs", [R("lists.check_off", got(["eggs"], None))]),
+    ("strike butter off the shopping list", [R("lists.check_off", got(["butter"]), **SHOP)]),
+    ("delete the batteries from the list", [R("lists.remove", got(["batteries"], None))]),
     ("check eggs off the shopping list", [R("lists.check_off", got(["eggs"]), **SHOP)]),
     ("check off bread from my shopping list", [R("lists.check_off", got(["bread"]), **SHOP)]),
     ("tick off eggs", [R("lists.check_off", got(["eggs"], None))]),

@@ -15,6 +15,11 @@ ROWS = [
     ("whats the time", "what is the time"),
     ("What's The Time", "What is The Time"),
     ("I'm cold", "I am cold"),
+    # sayings (issue 24): the same request said another way, read plainly
+    ("I'm off to bed", "I am going to bed"),
+    ("night night", "good night"),
+    ("I'm heading out", "I am going out"),
+    ("just got home", "just i am home"),
     ("don't turn it off", "do not turn it off"),
     ("set it to twenty two degrees", "set it to 22 degrees"),
     ("twenty-five percent", "25 percent"),

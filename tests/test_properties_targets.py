@@ -5,6 +5,8 @@
   acted on or offered lies in that area (a device with no area in none); a
   room said with a floor ("the first floor bathroom lights") is that room on
   that floor, never the whole floor.
+- An area said alone ("turn off the kitchen") is its lights, else asks, never another
+  area's device; "here" spoken in a room is that room, also with "all".
 - Fuzzy never swaps one known name for another: a request that says a
   device's name exactly (in any of the ways it may be written) resolves to
   that device or to others sharing that very name, never to a different one.
@@ -190,6 +192,61 @@ def test_a_room_said_with_a_floor_is_that_room_on_it(
     )
     for room in rooms:
         assert room == area and area in floor.areas, (text, room)
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    area=st.sampled_from(AREAS),
+    verb=st.sampled_from(["turn off", "switch on", "turn on"]),
+)
+def test_an_area_said_alone_is_its_lights_or_asks(
+    home: tuple[Understander, DeviceRegistry], found: list[Spec], area: str, verb: str
+) -> None:
+    """ "turn off the kitchen" (issue 24): the area's lights when it has any, else one
+    of its devices asked about; never a device outside it."""
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    by_id = {d.id: d for d in devices}
+    text = f"{verb} the {area}"
+    (part,) = u.understand(text).parts()
+    acted = [by_id[i] for i in ids_of(registry, part.slots.get("device")) if i in by_id]
+    offered = [by_id[i] for i in ids_of(registry, part.provenance.get("options") or [])]
+    assert all(d.room == area for d in acted + offered), text
+    lights = {d.id for d in devices if d.room == area and d.type == "light"}
+    if lights and part.intent is not None:
+        assert {d.id for d in acted} == lights, (text, [d.id for d in acted])
+
+
+@PROPERTY
+@given(
+    found=st.lists(specs(), min_size=1, max_size=14),
+    kind=st.sampled_from(sorted(KINDS)),
+    area=st.sampled_from(AREAS),
+    here=st.sampled_from(["here", "in here", "in this room"]),
+    every=st.sampled_from(["", "all "]),
+    data=st.data(),
+)
+def test_here_is_the_room_spoken_in(
+    home: tuple[Understander, DeviceRegistry],
+    found: list[Spec],
+    kind: str,
+    area: str,
+    here: str,
+    every: str,
+    data: st.DataObject,
+) -> None:
+    """ "turn off all the lights here", spoken in a room: never a device elsewhere."""
+    u, registry = home
+    devices = _devices(found)
+    _furnish(registry, devices)
+    verb, plurals, _ = KINDS[kind]
+    text = f"{verb} {every}the {data.draw(st.sampled_from(plurals))} {here}"
+    rooms = {d.id: d.room for d in devices}
+    for part in u.understand(text, room=area).parts():
+        for ident in ids_of(registry, part.slots.get("device")):
+            assert rooms.get(ident) == area, (text, area, ident)
 
 
 @PROPERTY

@@ -126,6 +126,9 @@ UNKNOWN: list[tuple[str | None, str, str, str, str | None]] = [
     (None, "switch on the disco lights", "device.turn_on", "disco lights", "light"),
     ("fifth_home", "activate the ninja scene", "device.activate", "ninja scene", "scene"),
     ("fifth_home", "turn on the lights in the study", "device.turn_on", "study", None),
+    # "in here" from where no room is known (issue 24): never the whole house
+    (None, "turn off all the lights in here", "device.turn_off", "in here", None),
+    (None, "turn on the lights here", "device.turn_on", "here", None),
 ]
 
 
@@ -188,6 +191,16 @@ def test_the_answers_name_what_exists(capsys: pytest.CaptureFixture[str]) -> Non
     assert capsys.readouterr().out.strip() == (
         'I don\'t know a room called "cellar". I know the bedroom, the garage, the hallway, '
         "the kitchen, the living room and the porch."
+    )
+
+
+def test_in_here_with_no_room_asks_for_the_room(capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemolis.cli.main import main
+
+    assert main(["ask", "turn off all the lights in here"]) == 1
+    assert capsys.readouterr().out.strip() == (
+        "I don't know which room you are in. Say the room: I know the bedroom, the garage, "
+        "the hallway, the kitchen, the living room and the porch."
     )
 
 

@@ -95,8 +95,8 @@ ROWS: list[tuple[str, str, list[str], list[str]]] = [
         [],
     ),
     ("turn on the bulb end", "device.turn_on", [], ["light_bulb", "light_bulb_enddevice"]),
-    # an area alone asks which (the motion sensor called "garden" is not among them)
-    ("turn on the garden", "device.turn_on", [], ["light_garden_a", "light_garden_b"]),
+    # an area alone is its lights (the motion sensor called "garden" is not among them)
+    ("turn on the garden", "device.turn_on", ["light_garden_a", "light_garden_b"], []),
     ("close the office blinds", "device.close", ["cover_office_blinds"], []),
     # fuzzy: a name heard slightly wrong, and never another known name
     ("turn on the kitchen extracter", "device.turn_on", ["fan_kitchen"], []),

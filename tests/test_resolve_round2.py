@@ -172,14 +172,14 @@ def test_other_conjunctions_split(
     assert _parts(home.understand(text), home) == [(i, sorted(ids)) for i, ids in parts]
 
 
-def test_a_verb_switch_with_only_an_area_asks(home: Understander) -> None:
-    """ "switch off the kitchen" is everything there that turns off, asked about:
-    not the kitchen's switches read out of the verb."""
+def test_a_verb_switch_with_only_an_area_is_its_lights(home: Understander) -> None:
+    """ "switch off the kitchen" is the kitchen's lights (an area said alone, issue
+    24): not the kitchen's switches read out of the verb."""
     plan = home.understand("switch off the kitchen")
     part = only_part(plan)
     assert part.intent == "device.turn_off"
-    assert part.slots.get("device") is None
-    assert plan.clarify is not None and "kitchen fan" in plan.clarify
+    assert _slot_ids(home, part.slots.get("device")) == ["l_pendant", "l_spots"]
+    assert plan.clarify is None
 
 
 def test_a_stem_with_other_words_is_no_name(home: Understander) -> None:

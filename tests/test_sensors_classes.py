@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mnemolis.config import Config, ConfigError, load_config
-from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.understand import Understander
 from tests.conftest import ROOT
 from tests.support_questions import entity_ids, question_understander
@@ -168,6 +168,33 @@ def test_a_sensor_without_a_class_is_found_by_its_unit(config: Config) -> None:
     registry.upsert(device)
     (part,) = understander.understand("how humid is the bathroom").parts()
     assert entity_ids(registry, part.slots.get("device")) == {"sensor.bathroom_humidity"}
+
+
+NAMED_READINGS = [
+    # a sensor named with words that are no device word, owned with "'s" (issue 24)
+    ("what is the modem's upload rate", {"sensor.modem_upload"}),
+    ("what is the modem download rate", {"sensor.modem_download"}),
+    ("how much is the modem's download rate", {"sensor.modem_download"}),
+]
+
+
+@pytest.mark.parametrize(("text", "ids"), NAMED_READINGS)
+def test_a_named_sensor_is_read_by_its_name(config: Config, text: str, ids: set[str]) -> None:
+    understander, registry = question_understander(config)
+    for name in ("upload", "download"):
+        registry.upsert(
+            Device(
+                name=f"modem {name} rate",
+                type="sensor",
+                id=f"sensor.modem_{name}",
+                room="office",
+                device_class="data_rate",
+                unit="Mbit/s",
+            )
+        )
+    (part,) = understander.understand(text).parts()
+    assert part.intent == "sensor.read"
+    assert entity_ids(registry, part.slots.get("device")) == ids
 
 
 # ----------------------------------------------------------------------------- the YAML

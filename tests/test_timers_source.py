@@ -338,6 +338,8 @@ def test_which_timer_a_request_means(
         await asyncio.sleep(0.3)
         resumed = await ask(timers, understander, "resume the pasta timer")
         assert resumed.text == "Resumed the pasta timer: 10 minutes left"
+        twenty = await ask(timers, understander, "how long is left on the 20 minute timer")
+        assert twenty.text.startswith("The 20 minute timer has ")  # its length names it
         gone = await ask(timers, understander, "cancel the 20 minute timer")
         assert gone.text == "Cancelled the 20 minute timer"
         mine = await ask(timers, understander, "cancel the timer")  # two left, one of them ...

@@ -409,7 +409,6 @@ CLARIFY_ROWS = [
         ["kitchen light", "porch light", "bedroom light", "hallway light", "living room lamp"],
     ),
     ("is the door locked", ["front door", "back door"]),
-    ("turn off the kitchen", ["kitchen light", "coffee maker"]),
 ]
 
 
@@ -424,6 +423,13 @@ def test_ambiguous_target_asks_which(
     part = plan.parts()[0]
     assert part.intent is not None and "device" not in part.slots
     assert sorted(part.provenance["options"]) == sorted(options)
+
+
+def test_an_area_said_alone_is_its_lights(understander: Understander) -> None:
+    """ "turn off the kitchen" (issue 24): the kitchen's lights, not its coffee maker."""
+    plan = understander.understand("turn off the kitchen")
+    assert plan.clarify is None
+    assert plan.parts()[0].slots.get("device") == "kitchen light"
 
 
 CONVERSATIONS: list[tuple[list[str], P]] = [

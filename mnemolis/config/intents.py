@@ -65,6 +65,7 @@ class IntentSpec:
     device_types: list[str] = field(default_factory=list)
     action: str | None = None  # the device action an mqtt intent performs
     implies: str | None = None  # the device type meant when none is named ("dim a bit")
+    area_means: str | None = None  # the type an area said alone means ("turn off the kitchen")
     undo: str | None = None  # the intent that puts it back: "turn on the fan for 10 minutes"
     condition: bool = False  # may be the "if" part of a conditional
     avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
@@ -188,6 +189,7 @@ def load_examples(raw: Any, name: str, at: At, problems: Problems) -> list[Examp
 #: Keys of an intent as `load_intent` reads them.
 INTENT_KEYS = (
     "source",
+    "area_means",
     "phrases",
     "slots",
     "requires",
@@ -299,6 +301,13 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
                 f"intent {name!r}: implies {implies!r}, which is not one of its device_types"
             )
         )
+    area_means = data.get("area_means")
+    if area_means is not None and area_means not in device_types:
+        problems.add(
+            (at / "area_means").error(
+                f"intent {name!r}: area_means {area_means!r}, which is not one of its device_types"
+            )
+        )
     action = _action(name, data.get("action"), device_types, at / "action", problems)
     for phrase in phrases:
         if "{" in phrase.text:
@@ -324,6 +333,7 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         device_types=device_types,
         action=action,
         implies=implies,
+        area_means=area_means,
         undo=undo,
         condition=bool(data.get("condition", False)),
         avoid=avoid,

@@ -24,6 +24,9 @@ class Language:
     politeness: list[str] = field(default_factory=list)
     polite_openers: list[str] = field(default_factory=list)
     contractions: dict[str, str] = field(default_factory=dict)
+    #: the same request said another way, read as its plain form ("I'm off to bed" is
+    #: "I'm going to bed"), in queries and in phrases alike
+    sayings: dict[str, str] = field(default_factory=dict)
     numbers: dict[str, int] = field(default_factory=dict)
     multipliers: dict[str, int] = field(default_factory=dict)
     ordinals: dict[str, int] = field(default_factory=dict)
@@ -109,6 +112,7 @@ def load_language(data: dict[str, Any], at: At) -> Language:
             "language",
             "max_query_chars",
             "contractions",
+            "sayings",
             "numbers",
             "multipliers",
             "ordinals",
@@ -130,7 +134,7 @@ def load_language(data: dict[str, Any], at: At) -> Language:
     if not isinstance(limit, int) or limit < 20:
         raise (at / "max_query_chars").error("max_query_chars must be an integer >= 20")
     lang.max_query_chars = limit
-    for key in ("contractions", "lemma_overrides"):
+    for key in ("contractions", "sayings", "lemma_overrides"):
         table = as_mapping(data.get(key), at / key, key)
         setattr(lang, key, {str(k).lower(): str(v).lower() for k, v in table.items()})
     for key in ("numbers", "multipliers", "ordinals"):

@@ -140,6 +140,16 @@ class Analyzer:
         other = [i for i in range(m.start, m.end) if i not in literal and i not in values]
         return len(other) <= MAX_GAP
 
+    def _verb_form(self, doc: Doc, hit: NameHit) -> bool:
+        """ "what's switched on upstairs": a type word that is also a verb (devices.yaml
+        `verbs`), inflected otherwise than a plural ("switches"), names no device."""
+        if hit.kind != "noun" or hit.end - hit.start != 1:
+            return False
+        word, lemma = doc[hit.start].lower_, doc[hit.start].lemma_
+        if lemma not in self.config.verb_nouns or word == lemma:
+            return False
+        return word not in (lemma + "s", lemma + "es")
+
     def analyze(self, text: str) -> Analysis:
         doc = self.text.doc(text)
         strings = self.text.vocab.strings
@@ -160,6 +170,6 @@ class Analyzer:
             matches=[m for m in found if not m.rule.avoid],
             avoid=[m for m in found if m.rule.avoid],
             slot_words=slot_words,
-            names=self.names.find(doc),
+            names=[h for h in self.names.find(doc) if not self._verb_form(doc, h)],
             cues=cues,
         )

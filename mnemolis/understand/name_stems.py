@@ -4,7 +4,10 @@ A device whose own name ends in a word for its own type ("stair lights", a
 light; "porch lamp") is also called by the words before that word, but only
 when those words are all a part says besides its verb ("turn off the
 stairs"): "night" in "set night mode" is no "night light", and an area or a
-type word said makes the usual rules apply.
+type word said makes the usual rules apply. So is a device by any run of its
+name's words that holds a word no dictionary has, a brand or a model ("the
+dyson" for "Dyson Pure Cool", "s31 03" for "Sonoff S31 03"); a run several
+devices share is all of them, to ask which.
 """
 
 from __future__ import annotations
@@ -56,4 +59,20 @@ def _stems(names: NameIndex, devices: dict[str, Device]) -> dict[str, list[str]]
             if device.type in names.noun_types(" ".join(lemmas[cut:])):
                 stems.setdefault(" ".join(lemmas[:cut]), []).append(device.id)
                 break
+        for run in _brand_runs(names, lemmas):
+            if device.id not in stems.setdefault(run, []):
+                stems[run].append(device.id)
     return stems
+
+
+def _brand_runs(names: NameIndex, lemmas: list[str]) -> list[str]:
+    """The runs of a name's words, shorter than the name, that hold a word that is
+    neither a dictionary word nor a number ("dyson", "s31 03", "tradfri bulb")."""
+    text = names.text
+    brand = [not w.isdigit() and w.isalnum() and not text.is_dictionary_word(w) for w in lemmas]
+    runs = []
+    for i in range(len(lemmas)):
+        for j in range(i + 1, len(lemmas) + 1):
+            if j - i < len(lemmas) and any(brand[i:j]):
+                runs.append(" ".join(lemmas[i:j]))
+    return runs

@@ -10,10 +10,9 @@ name with another name, and needs a margin over the next name, else the hit carr
 close calls so that a "which one" question is asked. The index is rebuilt when the registry
 changes, so a device announced by discovery is understood at once.
 
-Areas that are not one room's name are room hits with a marked key (see
-`AREA_MARK`): a floor (``floor:<name>``) and the relative words ``@upstairs``,
-``@downstairs``, ``@everywhere`` and ``@here``, resolved by
-`mnemolis.understand.areas`.
+Areas that are not one room's name are room hits with a marked key (`AREA_MARK`): a
+floor (``floor:<name>``), ``@upstairs``, ``@downstairs``, ``@everywhere``, ``@here``,
+resolved by `mnemolis.understand.areas`.
 """
 
 from __future__ import annotations
@@ -135,6 +134,8 @@ class NameIndex:
         if any(w in self._number_words for w in forms[-1].split()):
             said = [self._number_words.get(w, w) for w in forms[-1].split()]
             forms.append(" ".join(said))  # "lamp 1" is also "lamp one" (kept as a word)
+        if len(first := forms[1].split(" ", 1)) > 1 and not first[0].endswith("'s"):
+            forms.append(f"{first[0]}'s {first[1]}")  # "the modem's upload rate"
         return [f for i, f in enumerate(forms) if f and f not in forms[:i]]
 
     def _compile(self) -> _Compiled:
@@ -195,9 +196,10 @@ class NameIndex:
                 word_index.setdefault(lemma, set()).add(device.id)
         day = self.config.slots.get("day")
         days = set(day.values) if day is not None else set()
-        for head in head_nouns:
-            if head.isdigit() or head in days:
-                continue  # "light 2", "grid energy today": a number or a day is no noun
+        states = {s for words in self.config.device_states.values() for s in words}
+        for head in head_nouns:  # "light 2", "grid energy today", "All Off": no noun
+            if head.isdigit() or head in days or head in states:
+                continue
             matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()
         for pair in self.config.language.fixed_pairs:
@@ -316,11 +318,9 @@ class NameIndex:
         type is *named* like it (a binary sensor called "light"), but not those of
         another device class when classes tell them apart ("the blinds" are not the
         awning or the garage door, unless named with the word). The type's own word
-        ("the lights") means all of them; another ("the lamps", "the radiators")
-        those named with it first. Only when none of those fit do devices of other
-        types named with the noun come ("the lamp" for a switch called "floor lamp"),
-        as their name's last word ("the water" is no "water heater").
-        """
+        ("the lights") means all of them; another ("the lamps") those named with it
+        first; then other types' devices whose name ends in it ("the lamp": the switch
+        "floor lamp"). A brand ("the sonoff") is first every device named with it."""
         c = self._compiled
         noun_types = c.type_nouns.get(noun, set())
         classes = {noun, self.text.lemma(noun), noun.removesuffix("s")}
@@ -340,6 +340,8 @@ class NameIndex:
         named_ids = {d.id for d in named}
         generic = bool(classes & noun_types)
         tiers = [meant] if generic else [named, [d for d in meant if d.id not in named_ids]]
+        if not generic and not self.text.is_dictionary_word(noun):
+            tiers[0] = [c.devices[i] for i in sorted(with_word) if i in c.devices] or named
         # "the lamp" for a switch called "floor lamp", not "the water" for the water heater
         heads = {i for w in classes for i in c.head_nouns.get(w, ())}
         others = [c.devices[i] for i in sorted(with_word & heads) if i in c.devices]

@@ -59,7 +59,8 @@ class Normalizer:
             self._polite = re.compile(
                 rf"{self._polite.pattern}(?!\s+(?:{kept.pattern}))", re.IGNORECASE
             )
-        self._contractions = _words_pattern(list(language.contractions))
+        self._said_plainly = {**language.sayings, **language.contractions}
+        self._contractions = _words_pattern(list(self._said_plainly))
         self._ordinal = None
         if language.ordinals:
             units = "|".join(sorted(language.ordinals, key=len, reverse=True))
@@ -154,7 +155,7 @@ class Normalizer:
 
     def _expand(self, m: re.Match[str], out: Normalized) -> str:
         word = m.group(0)
-        full = self.language.contractions.get(" ".join(word.lower().split()), word)
+        full = self._said_plainly.get(" ".join(word.lower().split()), word)
         if word[:1].isupper():
             full = full[:1].upper() + full[1:]
         if full != word:

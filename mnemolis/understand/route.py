@@ -336,8 +336,10 @@ class Router:
         in_name = "device" not in intent.slots and any(
             h.kind == "device" and h.start <= best.start and best.end <= h.end for h in a.names
         )
-        if argued_against or yields or in_name or _in_value(best, slots):
+        if argued_against or yields or _in_value(best, slots):
             score -= self.avoid_penalty
+        if in_name:  # "movie night on": the scene named so, not a routine's phrase
+            score -= self.nothing_penalty
         if slots.wrong_type:
             score -= self.wrong_type_penalty
         return Candidate(intent, score, best, slots, coverage)

@@ -50,7 +50,7 @@ Phrases = dict[tuple[str, ...], str]
 
 #: What the values of the word tables mean (the words themselves are in YAML).
 UNIT_SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
-FRACTIONS = {"half": 0.5, "quarter": 0.25}
+FRACTIONS = {"half": 0.5, "quarter": 0.25, "three_quarters": 0.75}
 AMOUNTS = {"one": 1.0, "couple": 2.0, "few": 3.0}
 CLOCK_WORDS = {"noon": (12, 0), "midnight": (0, 0)}
 

@@ -23,7 +23,7 @@ from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
-from mnemolis.understand.names import NameHit, NameIndex
+from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
 from mnemolis.understand.unknown_names import UnknownNames
@@ -66,6 +66,7 @@ class TargetResolver:
         self.roaming = frozenset(config.language.areas.roaming_types)
         lang = config.language
         self.quiet = lang.stop_words | lang.filler_words | lang.determiners
+        self.pronouns = frozenset(lang.pronouns)
         self.places = lang.place_prepositions
         self.stems = NameStems(names, self.quiet)
         self.verb_nouns = frozenset(config.verb_nouns)
@@ -125,6 +126,9 @@ class TargetResolver:
         if "device" not in intent.slots:
             return None, scope
         lost = self.unknown.area(a, start, end, hits) if scope is None else None
+        here = [r for r in rooms if r.key == AREA_MARK + "here"]
+        if here and scope is None and origin is None and lost is None:
+            lost = (here[0].start, here[0].end)  # "all the lights in here", room unknown: never all
         if lost is not None:  # "the lights in the cellar": an area the home does not have
             # (its words stay unexplained: "the temperature in pheonix" may be a place's)
             asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
@@ -209,6 +213,14 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
+            # ("the kitchen one" picks among options: no area alone)
+            referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
+            alone = not asked and not said_all and not referred
+            if alone and intent.area_means and scope is not None:
+                # "turn off the kitchen": an area said alone is its lights (the type
+                # the intent's `area_means` names), where it has any
+                means = intent.area_means
+                tiers.insert(0, [d for d in all_devices if d.type == means])
         elif intent.implies:
             # "dim a little", "set the temperature to 20": the intent says what it acts on
             tiers = [[d for d in self.names.devices.values() if d.type == intent.implies]]
@@ -217,6 +229,12 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
+        alone = not nouns and not asked and not said_all and intent.area_means is not None
+        alone = alone and not any(
+            r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms
+        )
+        if alone and where and all(d.type == intent.area_means for d in candidates):
+            wants_all = True
         covered = _tokens(nouns)
         if not candidates:
             implied = how == "implied"

@@ -46,6 +46,7 @@ class TextPipeline:
         self._verbs = base_verbs(language.code)
         self._overrides = dict(language.lemma_overrides)
         self._cache: dict[str, str] = {}
+        self._dictionary: frozenset[str] | None = None
 
     def lemma(self, lower: str) -> str:
         cached = self._cache.get(lower)
@@ -61,6 +62,12 @@ class TextPipeline:
 
     def is_verb(self, lemma: str) -> bool:
         return lemma in self._verbs
+
+    def is_dictionary_word(self, lower: str) -> bool:
+        """A word of the lemma table ("back", "cool"); a brand ("dyson") is not."""
+        if self._dictionary is None:
+            self._dictionary = frozenset(self._table) | frozenset(self._table.values())
+        return lower in self._dictionary or lower in self._verbs
 
     def doc(self, text: str) -> Doc:
         """A spaCy Doc with lower-case lemmas set, ready for the matchers."""

@@ -421,5 +421,24 @@ def fit_to_device(part: Part, config: Config, registry: DeviceRegistry) -> None:
             part.intent = other.name
             if held:
                 part.slots[targets[0]] = part.slots.pop(held[0])
+            elif ("temperature" in spec.slots) != ("temperature" in other.slots):
+                _restep(part, config, to_degrees="temperature" in other.slots)
             part.provenance.setdefault("slots", {})[targets[0] if held else STEP] = "device type"
             return
+
+
+def _restep(part: Part, config: Config, to_degrees: bool) -> None:
+    """ "turn it up a bit" read as degrees (1), for a fan: the small step of its own
+    units (10 percent), and back."""
+    sizes = [
+        next((float(v) for v in slot.values.values()), None)
+        for slot in (config.slots.get(STEP_DEGREES), config.slots.get(STEP))
+        if slot is not None
+    ]
+    step = part.slots.get(STEP)
+    if len(sizes) != 2 or None in sizes or not isinstance(step, int | float):
+        return
+    degrees, percent = sizes
+    was, now = (percent, degrees) if to_degrees else (degrees, percent)
+    if was is not None and now is not None and abs(step) == was:
+        part.slots[STEP] = int(now) if step > 0 else -int(now)

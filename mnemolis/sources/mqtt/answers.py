@@ -77,7 +77,10 @@ class Answers:
         else:
             areas = sorted(self.source.registry.rooms())
             data["areas"] = areas
-            text = self.words.say("unknown_area", name=words, names=self.words.names(areas))
+            # "all the lights in here" from where no room is known: which room, never all
+            here = words.lower() in self.source.config.language.areas.here
+            key = "unknown_here" if here else "unknown_area"
+            text = self.words.say(key, name=words, names=self.words.names(areas))
         return self.source.reply(text, Status.ERROR, data)
 
     def has_state(self, device: Device) -> bool:

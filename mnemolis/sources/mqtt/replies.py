@@ -17,7 +17,7 @@ from typing import Any
 from mnemolis.config import Config
 from mnemolis.config.bundled import Fields, bundled_source_yaml, merged
 from mnemolis.core.devices import Device
-from mnemolis.sources.mqtt.wire import Color, format_number, number
+from mnemolis.sources.mqtt.wire import Color, format_number, format_reading, number
 
 log = logging.getLogger(__name__)
 
@@ -236,10 +236,11 @@ class Phrasebook:
             said = self.quantity(device, value)
         return self._format(template, {**self.agreement(device), "value": said}, None)
 
-    def quantity(self, device: Device, value: Any) -> str:
+    def quantity(self, device: Device, value: Any, reading: bool = False) -> str:
         if isinstance(value, int | float) and not isinstance(value, bool):
             unit = device.unit or ("°C" if device.type == "climate" else "")
-            return f"{format_number(float(value))} {unit}".strip()
+            said = format_reading if reading else format_number
+            return f"{said(float(value))} {unit}".strip()
         return str(value)
 
     def _sentence(self, key: str, device: Device, **fields: Any) -> str:
@@ -263,6 +264,10 @@ class Phrasebook:
             target = self.quantity(device, values["target_humidity"])
             if state != "off":
                 return self._sentence("humidifier", device, target=target)
+        position = values.get("position")
+        if state is None and device.type in ("cover", "valve") and number(position) is not None:
+            # a cover that reports only its position (Z-Wave JS): open above 0
+            state = "open" if (number(position) or 0) > 0 else "closed"
         if not isinstance(state, str):
             return None
         if device.type == "binary_sensor" and device.room:
@@ -294,7 +299,7 @@ class Phrasebook:
             return None
         if values["value"] is None:
             return self._sentence("unknown", device)
-        value = self.quantity(device, values["value"])
+        value = self.quantity(device, values["value"], reading=True)
         room_template = self._template("sensor_in_room", device.device_class or "")
         if device.room and room_template:
             return self._format(room_template, {**self.agreement(device), "value": value}, None)

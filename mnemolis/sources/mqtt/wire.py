@@ -132,6 +132,13 @@ def format_number(value: float) -> str:
     return str(int(rounded)) if rounded == int(rounded) else str(rounded)
 
 
+def format_reading(value: float) -> str:
+    """A sensor's reading with the decimals it reports, as Home Assistant shows it
+    (0.456 kWh is "0.456", never "0.5"), to at most three; 21.0 -> "21"."""
+    rounded = round(value, 3)
+    return str(int(rounded)) if rounded == int(rounded) else str(rounded)
+
+
 def timestamp(raw: Any) -> float | None:
     """zigbee2mqtt's last_seen: epoch milliseconds or ISO 8601."""
     value = number(raw)
