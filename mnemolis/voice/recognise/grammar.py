@@ -144,8 +144,8 @@ class GrammarInput:
     openers: list[list[str]] = field(default_factory=list)
     closers: list[list[str]] = field(default_factory=list)
     #: how likely a polite opener or closer is, beside going straight on
-    polite: float = 0.01
-    garbage: float = 0.001
+    polite: float = 0.001
+    garbage: float = 0.05
 
     def words(self) -> set[str]:
         """Every plain word of the shapes, rules, openers and closers."""

@@ -8,7 +8,7 @@
       ask_below: 0.6              # below this confidence, ask "Did you say ...?" first
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
       free_words: 0               # common English words for free text (0: off; see the docs)
-      garbage: 0.001              # the model's share for speech that is no request (0: off)
+      garbage: 0.05               # the model's share for speech that is no request (0: off)
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
@@ -42,7 +42,7 @@ class RecogniserSettings:
     #: requests in this engine (docs/voice-recogniser.md)
     free_words: int = 0
     #: the share of speech that is no request, heard as garbage words (0: off)
-    garbage: float = 0.001
+    garbage: float = 0.05
     #: how many common words (none a request uses) speech that is no request is heard as
     garbage_words: int = 300
     names_limit: int = 2000
