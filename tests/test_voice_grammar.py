@@ -163,3 +163,18 @@ def test_nothing_sayable_is_a_clear_error(tmp_path: Path) -> None:
     vocab.add(["<s>", "turn", "on", "the", "[device]", "</s>"])  # no device at all
     with pytest.raises(ValueError, match="no sentence"):
         compile_grammar(vocab, _lexicon({"turn", "on", "the"}), tmp_path, "x", GrammarInput())
+
+
+def test_a_class_of_thousands_is_laid_out_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mnemolis.voice.recognise.grammar as grammar
+
+    monkeypatch.setattr(grammar, "SHARED_ABOVE", 2)
+    vocab = Vocabulary()
+    for name in ("kitchen light", "desk lamp", "porch light"):
+        vocab.add_member("device", name.split(), name)
+    vocab.add(["<s>", "turn", "on", "the", "[device]", "</s>"])
+    vocab.add(["<s>", "is", "the", "[device]", "on", "</s>"])
+    trans = _fsg(tmp_path, vocab, GrammarInput(garbage=0))
+    assert len([t for t in trans if len(t) == 5 and t[4].startswith("device:")]) == 3

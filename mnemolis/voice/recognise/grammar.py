@@ -33,6 +33,9 @@ LOOPING = (FREE, GARBAGE)
 #: What each garbage word costs beside a word of a sentence (speech that is a request
 #: is never better explained as common words, measured on espeak-ng's voices).
 GARBAGE_WORD = 0.3
+#: A class with more members than this is laid out once for all the places it leads
+#: to, not once per place (pocketsphinx loads 150,000 transitions in about 4 s).
+SHARED_ABOVE = 500
 #: A member's pronunciations (its words' combined).
 Ways = tuple[tuple[str, ...], ...]
 
@@ -165,6 +168,7 @@ class _Writer:
         self.words: dict[str, Ways] = {}
         self.weights: dict[tuple[int, int, str], float] = {}
         self.loop_word = GARBAGE_WORD
+        self.shared: dict[str, tuple[int, int]] = {}
 
     def sayable(self, seq: Sequence[str]) -> bool:
         for tok in seq:
@@ -220,6 +224,18 @@ class _Writer:
             return entry
         members = self.members[name]
         self.words.update(members)
+        if name not in LOOPING and len(members) > SHARED_ABOVE:
+            # one copy for every place: its end leads to each of them, so a name may be
+            # followed by what follows a name elsewhere (a little more freedom, a load of
+            # seconds less for a home of thousands of names)
+            shared = self.shared.get(name)
+            if shared is None:
+                shared = self.shared[name] = (self.fsg.new(), self.fsg.new())
+                for token, _ in members:
+                    self.fsg.add(shared[0], shared[1], token)
+            self.fsg.add(entry, shared[0])
+            self.fsg.add(shared[1], nxt)
+            return entry
         if name in LOOPING:
             inner = self.fsg.new()
             each = self.loop_word if name == GARBAGE else 1.0
