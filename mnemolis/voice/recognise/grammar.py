@@ -99,6 +99,9 @@ class _Fsg:
     def __init__(self, states: int) -> None:
         self.states = states
         self.trans: list[tuple[int, int, str]] = []
+        #: states whose transitions are not shared out (a class's members: a big class
+        #: is no less likely than a small one)
+        self.free: set[int] = set()
 
     def new(self) -> int:
         self.states += 1
@@ -128,7 +131,8 @@ class _Fsg:
             fan[src] = fan.get(src, 0) + 1
         for src, dst, word in self.trans:
             key = (src, dst, word)
-            probs[key] = max(probs.get(key, 0.0), weights.get(key, 1.0) / fan[src])
+            share = 1 if src in self.free else fan[src]
+            probs[key] = max(probs.get(key, 0.0), weights.get(key, 1.0) / share)
         lines = [f"FSG_BEGIN {name}", f"NUM_STATES {self.states}"]
         lines += [f"START_STATE {start}", f"FINAL_STATE {final}"]
         for (src, dst, word), prob in probs.items():
@@ -169,6 +173,7 @@ class _Writer:
         self.weights: dict[tuple[int, int, str], float] = {}
         self.loop_word = GARBAGE_WORD
         self.shared: dict[str, tuple[int, int]] = {}
+        self.guessed = set(lexicon.guessed)
 
     def sayable(self, seq: Sequence[str]) -> bool:
         for tok in seq:
@@ -178,7 +183,9 @@ class _Writer:
             elif is_rule(tok):
                 if tok[1:-1] not in self.rules:
                     return False
-            elif tok in self.lexicon.missing or not self.lexicon.of(tok):
+            elif tok in self.guessed or tok in self.lexicon.missing or not self.lexicon.of(tok):
+                # a word of a sentence (not a name) the dictionary lacks is a typo kept
+                # on purpose for typing ("turn on the kichen light"): never heard
                 return False
         return True
 
@@ -233,6 +240,7 @@ class _Writer:
                 shared = self.shared[name] = (self.fsg.new(), self.fsg.new())
                 for token, _ in members:
                     self.fsg.add(shared[0], shared[1], token)
+                self.fsg.free.add(shared[0])
             self.fsg.add(entry, shared[0])
             self.fsg.add(shared[1], nxt)
             return entry
@@ -249,6 +257,7 @@ class _Writer:
         else:
             for token, _ in members:
                 self.fsg.add(entry, nxt, token)
+            self.fsg.free.add(entry)
         return entry
 
 
