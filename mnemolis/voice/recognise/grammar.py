@@ -99,9 +99,6 @@ class _Fsg:
     def __init__(self, states: int) -> None:
         self.states = states
         self.trans: list[tuple[int, int, str]] = []
-        #: states whose transitions are not shared out (a class's members: a big class
-        #: is no less likely than a small one)
-        self.free: set[int] = set()
 
     def new(self) -> int:
         self.states += 1
@@ -131,8 +128,7 @@ class _Fsg:
             fan[src] = fan.get(src, 0) + 1
         for src, dst, word in self.trans:
             key = (src, dst, word)
-            share = 1 if src in self.free else fan[src]
-            probs[key] = max(probs.get(key, 0.0), weights.get(key, 1.0) / share)
+            probs[key] = max(probs.get(key, 0.0), weights.get(key, 1.0) / fan[src])
         lines = [f"FSG_BEGIN {name}", f"NUM_STATES {self.states}"]
         lines += [f"START_STATE {start}", f"FINAL_STATE {final}"]
         for (src, dst, word), prob in probs.items():
@@ -240,7 +236,6 @@ class _Writer:
                 shared = self.shared[name] = (self.fsg.new(), self.fsg.new())
                 for token, _ in members:
                     self.fsg.add(shared[0], shared[1], token)
-                self.fsg.free.add(shared[0])
             self.fsg.add(entry, shared[0])
             self.fsg.add(shared[1], nxt)
             return entry
@@ -257,7 +252,6 @@ class _Writer:
         else:
             for token, _ in members:
                 self.fsg.add(entry, nxt, token)
-            self.fsg.free.add(entry)
         return entry
 
 
