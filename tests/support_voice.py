@@ -63,7 +63,9 @@ def render(
 def sox_make(path: Path, *args: str) -> Path:
     """A sound sox synthesises: ``sox -n path synth 2 whitenoise`` and the like."""
     subprocess.run(
-        [need("sox"), "-q", "-n", "-r", "16000", "-b", "16", "-c", "1", str(path), *args],
+        # -R: repeatable (sox dithers with a random seed otherwise: a borderline sound
+        # would pass or fail by chance)
+        [need("sox"), "-q", "-R", "-n", "-r", "16000", "-b", "16", "-c", "1", str(path), *args],
         check=True,
     )
     return path
