@@ -107,7 +107,6 @@ class ModelDecoder:
                 if hyp is None or not hyp.hypstr:
                     continue
                 reading = [self._word(t) for t in hyp.hypstr.split() if t not in _FILLERS]
-                reading = [(t, c) for t, c in reading if t]
                 key = " ".join(t for t, _ in reading)
                 if key and key not in seen:
                     seen.add(key)

@@ -167,7 +167,6 @@ class _Writer:
         self.copies: dict[tuple[str, int], int] = {}
         self.words: dict[str, Ways] = {}
         self.weights: dict[tuple[int, int, str], float] = {}
-        self.loop_word = GARBAGE_WORD
         self.shared: dict[str, tuple[int, int]] = {}
         self.guessed = set(lexicon.guessed)
 
@@ -241,7 +240,7 @@ class _Writer:
             return entry
         if name in LOOPING:
             inner = self.fsg.new()
-            each = self.loop_word if name == GARBAGE else 1.0
+            each = GARBAGE_WORD if name == GARBAGE else 1.0
             for token, _ in members:
                 self.fsg.add(entry, inner, token)
                 self.fsg.add(inner, inner, token)
