@@ -266,6 +266,15 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _add_answer_options(p: argparse.ArgumentParser, json_help: str) -> None:
+    """The options `ask` and `chat` share: --json, --local, --room (and --config after the
+    command word)."""
+    p.add_argument("--json", action="store_true", help=json_help)
+    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
+    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
+    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; given the ``command`` about to run, the others' heavy parsers
     (`OWN_PARSERS`) are left out unless it is one of them."""
@@ -313,10 +322,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("query", nargs="*", help='the request, e.g. "turn off the kitchen light"')
-    p.add_argument("--json", action="store_true", help="print the structured result as JSON")
-    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
-    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    _add_answer_options(p, "print the structured result as JSON")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser(
@@ -326,10 +332,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "asks which one you mean, and waits for a yes before unlocking or opening. "
         "Reads standard input (a prompt only on a terminal); ends at end of input or 'quit'.",
     )
-    p.add_argument("--json", action="store_true", help="print each turn's structured result")
-    p.add_argument("--local", action="store_true", help=LOCAL_HELP)
-    p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    _add_answer_options(p, "print each turn's structured result")
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser(
