@@ -12,8 +12,12 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
 
 from mnemolis.core.heard import Heard
+from mnemolis.voice import engines
 from mnemolis.voice.stages import Audio, StageError
 from tests.tools import require
 
@@ -21,6 +25,8 @@ from tests.tools import require
 #: (probabilities 0.89-0.95 against the model's cut-off of 0.85); its female
 #: variants (en-us+f3) and en+m7 stay under it.
 WAKE_VOICE = "en-us"
+
+R = TypeVar("R")
 
 
 def need(program: str) -> str:
@@ -120,3 +126,9 @@ class FailingRecogniser:
 
     async def transcribe(self, audio: Audio) -> Heard:
         raise StageError("the recogniser at tcp://127.0.0.1:1 refused the connection")
+
+
+def configured(monkeypatch: pytest.MonkeyPatch, recogniser: R) -> R:
+    """``recogniser`` as the configured one (what `engines.load_recogniser` builds)."""
+    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
+    return recogniser

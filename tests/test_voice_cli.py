@@ -16,14 +16,20 @@ import pytest
 
 from mnemolis.cli.main import main
 from mnemolis.demo.simulator import Simulator
-from mnemolis.voice import engines
 from mnemolis.voice.wav import read_wav
 from tests.support_demo import demo_cache
 from tests.support_home import home
 from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker
 from tests.support_open_meteo import open_meteo
-from tests.support_voice import FailingRecogniser, GrammarRecogniser, need, render, sox_make
+from tests.support_voice import (
+    FailingRecogniser,
+    GrammarRecogniser,
+    configured,
+    need,
+    render,
+    sox_make,
+)
 
 __all__ = ["broker", "demo_cache", "fixture_test_zims", "home", "open_meteo"]
 
@@ -39,9 +45,7 @@ SENTENCES = (
 @pytest.fixture(name="recogniser")
 def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
     """pocketsphinx over the requests these tests say, as the configured recogniser."""
-    recogniser = GrammarRecogniser(SENTENCES)
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
-    return recogniser
+    return configured(monkeypatch, GrammarRecogniser(SENTENCES))
 
 #: sox's options for the raw sound a microphone command gives (16 kHz, 16-bit, mono)
 RAW = ["-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed"]
@@ -175,7 +179,7 @@ def test_bad_sound_gets_a_clear_status_and_nothing_is_done(
 def test_a_recogniser_that_fails_is_status_1_and_nothing_is_done(
     demo_cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: FailingRecogniser())
+    configured(monkeypatch, FailingRecogniser())
     path = render("turn off the kitchen light", tmp_path / "on.wav")
     code = main(demo(demo_cache, "--json", "--wav", str(path)))
     [result] = results(capsys.readouterr().out)

@@ -16,7 +16,6 @@ import pytest
 
 from mnemolis.config import Config, load_config
 from mnemolis.sources.base import Level
-from mnemolis.voice import engines
 from mnemolis.voice.audio import to_pipeline
 from mnemolis.voice.doctor_remote import remote_findings
 from mnemolis.voice.engines import VoiceKit, load_kit
@@ -38,7 +37,7 @@ from tests.support_engines import (
     whisper,
 )
 from tests.support_satellite import free_port
-from tests.support_voice import GrammarRecogniser, render
+from tests.support_voice import GrammarRecogniser, configured, render
 
 T = TypeVar("T")
 SENTENCES = ("turn off the kitchen light", "what time is it")
@@ -48,9 +47,7 @@ SENTENCES = ("turn off the kitchen light", "what time is it")
 def fixture_embedded(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
     """The embedded recogniser: it hears only "what time is it", so an answer says which
     engine heard."""
-    recogniser = GrammarRecogniser(("what time is it",), name="embedded")
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
-    return recogniser
+    return configured(monkeypatch, GrammarRecogniser(("what time is it",), name="embedded"))
 
 
 def config_with(tmp_path: Path, wyoming: str) -> Config:

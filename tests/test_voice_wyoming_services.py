@@ -30,7 +30,7 @@ from mnemolis.voice.speak import EspeakVoice
 from tests.support_kiwix import fixture_test_zims
 from tests.support_serve import ServeHome, fixture_serve_home
 from tests.support_serve_inprocess import InProcess, in_process_daemon
-from tests.support_voice import GrammarRecogniser, render
+from tests.support_voice import GrammarRecogniser, configured, render
 
 __all__ = ["fixture_serve_home", "fixture_test_zims"]
 
@@ -39,9 +39,7 @@ SENTENCES = ("turn off the kitchen light", "turn on the bedroom light", "yes")
 
 @pytest.fixture(name="recogniser")
 def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
-    recogniser = GrammarRecogniser(SENTENCES)
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
-    return recogniser
+    return configured(monkeypatch, GrammarRecogniser(SENTENCES))
 
 
 def with_daemon(
@@ -215,7 +213,7 @@ def test_a_broken_recogniser_is_an_error_event_not_a_closed_connection(
 ) -> None:
     from tests.support_voice import FailingRecogniser
 
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: FailingRecogniser())
+    configured(monkeypatch, FailingRecogniser())
     plain = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
 
     async def talk(running: InProcess) -> list[Event]:
