@@ -45,7 +45,7 @@ from tests.support_satellite import (
 )
 from tests.support_serve import ServeHome, fixture_serve_home
 from tests.support_serve_inprocess import InProcess, in_process_daemon
-from tests.support_voice import GrammarRecogniser, render
+from tests.support_voice import GrammarRecogniser, configured, render
 
 __all__ = ["fixture_serve_home", "fixture_test_zims"]
 
@@ -61,9 +61,7 @@ REQUESTS = (
 
 @pytest.fixture(name="recogniser")
 def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
-    recogniser = GrammarRecogniser(REQUESTS)
-    monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
-    return recogniser
+    return configured(monkeypatch, GrammarRecogniser(REQUESTS))
 
 
 @pytest.fixture(scope="module", name="sounds")
@@ -123,6 +121,22 @@ async def talking(running: InProcess, *satellites: SatelliteProcess) -> None:
         one.start_talking()
 
 
+def answered(
+    home: ServeHome, monkeypatch: pytest.MonkeyPatch, name: str, one: SatelliteProcess, answers: int
+) -> InProcess:
+    """The daemon driving the satellite ``one`` (named ``name``, no area or fallback of its
+    own in serve.yaml) until it has been sent ``answers`` answers."""
+
+    async def run() -> InProcess:
+        yaml = serve_yaml((name, one.address, None, None))
+        async with in_process_daemon(home, yaml, monkeypatch) as running:
+            await talking(running, one)
+            await until(lambda: len(one.answers()) >= answers)
+            return running
+
+    return asyncio.run(run())
+
+
 @pytest.fixture(name="kitchen")
 def fixture_kitchen(tmp_path: Path, sounds: Callable[[str], Path]) -> Iterator[SatelliteProcess]:
     """A satellite in the kitchen: "okay nabu, turn off the light", then a timer."""
@@ -148,14 +162,7 @@ def test_a_request_on_a_satellite_acts_in_its_area_and_is_answered_there_and_its
 ) -> None:
     serve_home.simulator.clear()
 
-    async def run() -> InProcess:
-        yaml = serve_yaml(("kitchen", kitchen.address, None, None))
-        async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
-            await talking(running, kitchen)
-            await until(lambda: len(kitchen.answers()) >= 3)
-            return running
-
-    running = asyncio.run(run())
+    running = answered(serve_home, monkeypatch, "kitchen", kitchen, 3)
     texts = [text for text, _origin in running.asked]
     origins = [origin for _text, origin in running.asked]
     assert texts == ["turn off the light", "set a timer for three seconds"]
@@ -189,15 +196,7 @@ def test_a_satellite_that_wakes_itself_is_followed_up_without_the_wake_word(
             extra=["--wake-uri", wake_uri, "--wake-word-name", "okay_nabu"],
         ) as garage,
     ):
-
-        async def run() -> InProcess:
-            yaml = serve_yaml(("garage", garage.address, None, None))
-            async with in_process_daemon(serve_home, yaml, monkeypatch) as running:
-                await talking(running, garage)
-                await until(lambda: len(garage.answers()) >= 2)
-                return running
-
-        running = asyncio.run(run())
+        running = answered(serve_home, monkeypatch, "garage", garage, 2)
         answers = garage.wait_answers(2)
     assert [text for text, _origin in running.asked] == ["open the garage door", "yes"]
     assert answers == spoken(
@@ -500,16 +499,7 @@ def test_which_one_is_answered_on_the_same_satellite_without_the_wake_word(
         "hall",
         [sounds("okay nabu, turn on the light"), "silence:10", sounds("the bedroom light")],
     ) as hall:
-
-        async def run() -> InProcess:
-            async with in_process_daemon(
-                serve_home, serve_yaml(("hall", hall.address, None, None)), monkeypatch
-            ) as running:
-                await talking(running, hall)
-                await until(lambda: len(hall.answers()) >= 2)
-                return running
-
-        running = asyncio.run(run())
+        running = answered(serve_home, monkeypatch, "hall", hall, 2)
         answers = hall.wait_answers(2)
     assert [text for text, _origin in running.asked] == ["turn on the light", "the bedroom light"]
     which = (
