@@ -31,8 +31,8 @@ from tests.test_properties_targets import (  # the generated homes of the target
     KINDS,
     PROPERTY,
     Spec,
-    _devices,
-    _furnish,
+    _furnished,
+    _rooms,
     home,  # noqa: F401 (a fixture)
     specs,
 )
@@ -58,9 +58,7 @@ def test_all_x_except_y_never_acts_on_y(
     found: list[Spec],
     data: st.DataObject,
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     left = data.draw(st.sampled_from(devices))
     verb, plurals, _ = KINDS[left.type]
     cue = data.draw(st.sampled_from(EXCEPT))
@@ -83,13 +81,11 @@ def test_all_x_except_an_area_never_acts_in_it(
     kind: str,
     data: st.DataObject,
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     verb, plurals, _ = KINDS[kind]
     cue = data.draw(st.sampled_from(EXCEPT))
     text = f"{verb} all the {data.draw(st.sampled_from(plurals))} {cue} the {area}"
-    rooms = {d.id: d.room for d in devices}
+    rooms = _rooms(devices)
     assert all(rooms.get(i) != area for i in _acted_on(u, registry, text)), text
 
 
@@ -112,9 +108,7 @@ def test_a_name_not_in_the_home_never_acts_on_another_device(
     kind: str,
     data: st.DataObject,
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     words = {w for d in devices for n in d.names for w in n.lower().replace("_", " ").split()}
     if any(fuzz.ratio(word, w) >= 60 for w in words):
         return  # heard as a name the home has: not unknown

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -94,8 +95,18 @@ def home(config: Config) -> tuple[Understander, DeviceRegistry]:
     return Understander(home_config(config), registry), registry
 
 
-def _furnish(registry: DeviceRegistry, devices: list[Device]) -> None:
+def _furnished(
+    home: tuple[Understander, DeviceRegistry], found: list[Spec], more: Sequence[Device] = ()
+) -> tuple[Understander, DeviceRegistry, list[Device]]:
+    """The home with the devices of ``found`` (and ``more``) in it, and no others."""
+    u, registry = home
+    devices = _devices(found) + list(more)
     registry.update(upserts=devices, removals=[d.id for d in registry.devices()])
+    return u, registry, devices
+
+
+def _rooms(devices: list[Device]) -> dict[str, str | None]:
+    return {d.id: d.room for d in devices}
 
 
 def _selected(u: Understander, registry: DeviceRegistry, text: str) -> list[str]:
@@ -115,12 +126,10 @@ def _selected_rooms(
 ) -> tuple[str, list[str | None]]:
     """The home furnished with ``found``, ``phrase`` said with a verb and a plural type
     word of ``kind``: the text, and the area of every device acted on or offered."""
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     verb, plurals, _ = KINDS[kind]
     text = phrase.format(verb=verb, noun=data.draw(st.sampled_from(plurals)))
-    rooms = {d.id: d.room for d in devices}
+    rooms = _rooms(devices)
     return text, [rooms.get(ident) for ident in _selected(u, registry, text)]
 
 
@@ -205,9 +214,7 @@ def test_an_area_said_alone_is_its_lights_or_asks(
 ) -> None:
     """ "turn off the kitchen" (issue 24): the area's lights when it has any, else one
     of its devices asked about; never a device outside it."""
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     by_id = {d.id: d for d in devices}
     text = f"{verb} the {area}"
     (part,) = u.understand(text).parts()
@@ -238,12 +245,10 @@ def test_here_is_the_room_spoken_in(
     data: st.DataObject,
 ) -> None:
     """ "turn off all the lights here", spoken in a room: never a device elsewhere."""
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     verb, plurals, _ = KINDS[kind]
     text = f"{verb} {every}the {data.draw(st.sampled_from(plurals))} {here}"
-    rooms = {d.id: d.room for d in devices}
+    rooms = _rooms(devices)
     for part in u.understand(text, room=area).parts():
         for ident in ids_of(registry, part.slots.get("device")):
             assert rooms.get(ident) == area, (text, area, ident)
@@ -254,9 +259,7 @@ def test_here_is_the_room_spoken_in(
 def test_a_name_said_exactly_is_never_another_device(
     home: tuple[Understander, DeviceRegistry], found: list[Spec], data: st.DataObject
 ) -> None:
-    u, registry = home
-    devices = _devices(found)
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found)
     device = data.draw(st.sampled_from(devices))
     said = data.draw(st.sampled_from([device.name, device.name.replace("_", " ")]))
     verb = KINDS[device.type][0]
@@ -293,9 +296,7 @@ def test_a_device_acted_on_has_the_type_the_request_names_or_implies(
     """A type word ("the fans") or a type's work ("mop") with none of that type where
     asked selects nothing of another type (the christmas tree for "vacuum the living
     room"), and offers none either."""
-    u, registry = home
-    devices = _devices(found) + robots
-    _furnish(registry, devices)
+    u, registry, devices = _furnished(home, found, robots)
     kind = data.draw(st.sampled_from([*sorted(KINDS), *sorted(WORK)]))
     where = f" the {area}" if area else ""
     if kind in WORK:
