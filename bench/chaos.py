@@ -298,12 +298,12 @@ def attempt(call: Callable[..., Any], *args: Any) -> Any:
         return None
 
 
-def flood_verdict(sock: socket.socket | None, http: bool = False) -> str:
+def flood_verdict(sock: socket.socket | None, http: bool = False, wait_s: float = 0.01) -> str:
     """An idle socket the daemon holds open counts as answered (it is served); one it
-    refused must have said why."""
+    refused must have said why (within ``wait_s``)."""
     if sock is None:
         return LOST
-    sock.settimeout(0.01)
+    sock.settimeout(wait_s)
     try:
         data = sock.recv(65536)
     except (TimeoutError, BlockingIOError):

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from bench.chaos import ANSWERED, LOST, Row, judge, still_answering, strict
+from bench.chaos import LOST, Row, attempt, flood_verdict, judge, still_answering, strict
 from tests.support_serve import (
     ALL_FLAGS,
     ALL_FRONT_ENDS,
@@ -70,9 +70,7 @@ def unlocks(home: ServeHome) -> int:
 # --------------------------------------------------------------------------- a web page
 
 
-def request(
-    port: int, method: str, path: str, body: bytes | None, headers: dict[str, str]
-) -> Any:
+def request(port: int, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> Any:
     """The JSON reply, or a verdict-ready dict for a stream that was let in (lost: a
     page would be reading the announcements); None when nothing came."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
@@ -196,30 +194,17 @@ def one_address_flood(daemon: ServeProcess, count: int) -> list[Row]:
             except OSError:
                 flood.count(LOST)
                 continue
-            flood.count(held_or_refused(sock))
+            flood.count(flood_verdict(sock, http=True, wait_s=0.05))
+
+        def asked_from(source: str) -> Any:
+            return http_call(
+                daemon.http_port, "POST", "/ask", {"text": "what time is it"}, source=source
+            )[1]
+
         for source in ("127.0.0.1", "127.0.0.3"):
-            ask = {"text": "what time is it"}
-            try:
-                reply = http_call(daemon.http_port, "POST", "/ask", ask, source=source)[1]
-            except (OSError, ValueError):
-                reply = None
-            others.count(judge(reply))
+            others.count(judge(attempt(asked_from, source)))
     flood.note = "32 held (max_connections_per_client), the rest refused in words (503)"
     return [flood, others]
-
-
-def held_or_refused(sock: socket.socket) -> str:
-    sock.settimeout(0.05)
-    try:
-        data = sock.recv(65536)
-    except (TimeoutError, BlockingIOError):
-        return ANSWERED  # held open, idle, as it asked
-    except OSError:
-        return LOST
-    try:
-        return judge(strict(data.partition(b"\r\n\r\n")[2]))
-    except ValueError:
-        return LOST
 
 
 # --------------------------------------------------------------------------- whose yes
