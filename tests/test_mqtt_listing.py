@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemolis.config import Config
+from mnemolis.core.devices import TYPE_ACTIONS
 from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.sources.base import Level, Request, Status, Truth
 from mnemolis.sources.mqtt.listing import collect, format_listing
@@ -74,16 +75,7 @@ def test_mnemolis_devices_lists_devices_and_refusals(config: Config, broker: Mos
     assert listing["connected"] and listing["complete"]
     porch = by_name["porch light"]
     assert (porch["type"], porch["area"], porch["origin"]) == ("light", "porch", "yaml")
-    assert porch["actions"] == [
-        "turn_on",
-        "turn_off",
-        "toggle",
-        "set_brightness",
-        "set_color",
-        "set_color_temp",
-        "set_effect",
-        "state",
-    ]
+    assert porch["actions"] == list(TYPE_ACTIONS["light"])  # it has every feature of a light
     assert porch["state"] == "the porch light is off" and porch["age_s"] is not None
     refused = {r["name"]: r["reason"] for r in listing["refused"]}
     assert refused == {
