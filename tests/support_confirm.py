@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from mnemolis.config import Config
@@ -157,6 +158,32 @@ def confirm_config(config: Config, folder: Path) -> Config:
     return dataclasses.replace(owned, devices=[*owned.devices, GATE_OPENER])
 
 
+@dataclass(frozen=True)
+class Makings:
+    """What a confirmation house is made of: its configuration (`confirm_config`), the
+    broker, the recorded forecast, the books, and a folder of its own."""
+
+    config: Config
+    broker: Mosquitto
+    open_meteo: OpenMeteoReplay
+    zims: KiwixZims
+    folder: Path
+
+
+@pytest.fixture(name="makings")
+def fixture_makings(
+    config: Config,
+    broker: Mosquitto,
+    open_meteo: OpenMeteoReplay,
+    test_zims: KiwixZims,
+    tmp_path: Path,
+) -> Makings:
+    """The makings of a confirmation house (a test module imports `broker`,
+    `open_meteo` and `fixture_test_zims` beside it)."""
+    house_config = confirm_config(config, tmp_path / "owner")
+    return Makings(house_config, broker, open_meteo, test_zims, tmp_path)
+
+
 def announce(broker: Mosquitto, keys: tuple[str, ...] = DISCOVERED) -> None:
     """Retain the discovery configs of ``keys`` on the broker (before the house starts)."""
     client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id="announcer")
@@ -253,21 +280,17 @@ def with_routines_and_timers(
 
 @asynccontextmanager
 async def running_confirm_house(
-    config: Config,
-    broker: Mosquitto,
-    open_meteo: OpenMeteoReplay,
-    zims: KiwixZims,
-    folder: Path,
-    discovered: tuple[str, ...] = DISCOVERED,
+    makings: Makings, discovered: tuple[str, ...] = DISCOVERED
 ) -> AsyncIterator[ConfirmHouse]:
+    config, broker, folder = makings.config, makings.broker, makings.folder
     await asyncio.to_thread(announce, broker, discovered)
     opened = Opened(broker)
     try:
         async with running_assistant(
             config,
             broker,
-            open_meteo.url,
-            zims.main,
+            makings.open_meteo.url,
+            makings.zims.main,
             folder / "weather",
             own_understander=True,
             more=with_routines_and_timers(config, folder / "state"),
@@ -280,16 +303,9 @@ async def running_confirm_house(
         opened.close()
 
 
-def play_confirm(
-    config: Config,
-    broker: Mosquitto,
-    open_meteo: OpenMeteoReplay,
-    zims: KiwixZims,
-    folder: Path,
-    scenario: Callable[[ConfirmHouse], Awaitable[None]],
-) -> None:
+def play_confirm(makings: Makings, scenario: Callable[[ConfirmHouse], Awaitable[None]]) -> None:
     async def main() -> None:
-        async with running_confirm_house(config, broker, open_meteo, zims, folder) as home:
+        async with running_confirm_house(makings) as home:
             await scenario(home)
 
     asyncio.run(main())
@@ -297,12 +313,7 @@ def play_confirm(
 
 @contextmanager
 def house_in_a_thread(
-    config: Config,
-    broker: Mosquitto,
-    open_meteo: OpenMeteoReplay,
-    zims: KiwixZims,
-    folder: Path,
-    discovered: tuple[str, ...] = DISCOVERED,
+    makings: Makings, discovered: tuple[str, ...] = DISCOVERED
 ) -> Iterator[tuple[ConfirmHouse, Callable[[Awaitable[Any]], Any]]]:
     """The house running on an event loop of its own thread, for a test (a hypothesis
     property) that runs many examples against one house: ``run(coroutine)`` plays one."""
@@ -313,9 +324,7 @@ def house_in_a_thread(
     failed: list[BaseException] = []
 
     async def main() -> None:
-        async with running_confirm_house(
-            config, broker, open_meteo, zims, folder, discovered
-        ) as home:
+        async with running_confirm_house(makings, discovered) as home:
             stop.append(asyncio.Event())
             found.append(home)
             loops.append(asyncio.get_running_loop())

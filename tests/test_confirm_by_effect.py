@@ -18,36 +18,29 @@ from typing import Any
 
 import pytest
 
-from mnemolis.config import Config, ConfigError
+from mnemolis.config import ConfigError
 from mnemolis.core.devices import Device
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Outcome
 from mnemolis.sources.base import Status
 from mnemolis.sources.mqtt.opening import ConfirmPolicy, effect_of, load_policy
 from mnemolis.sources.mqtt.wire import Act
-from tests.support_confirm import ConfirmHouse, confirm_config, play_confirm, until
-from tests.support_kiwix import KiwixZims, fixture_test_zims
+from tests.support_confirm import ConfirmHouse, Makings, fixture_makings, play_confirm, until
+from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker, part_for
-from tests.support_open_meteo import OpenMeteoReplay, open_meteo
+from tests.support_open_meteo import open_meteo
 
-__all__ = ["broker", "fixture_test_zims", "open_meteo"]
+__all__ = ["broker", "fixture_makings", "fixture_test_zims", "open_meteo"]
 
 GARAGE = "garage door"
 
 
 @pytest.fixture(name="play")
-def fixture_play(
-    config: Config,
-    broker: Any,
-    open_meteo: OpenMeteoReplay,
-    test_zims: KiwixZims,
-    tmp_path: Path,
-) -> Any:
+def fixture_play(makings: Makings) -> Any:
     """``play(scenario)``: the confirmation house for one scenario."""
-    house_config = confirm_config(config, tmp_path / "owner")
 
     def play(scenario: Any) -> None:
-        play_confirm(house_config, broker, open_meteo, test_zims, tmp_path, scenario)
+        play_confirm(makings, scenario)
 
     return play
 

@@ -20,7 +20,6 @@ import asyncio
 import itertools
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -28,20 +27,20 @@ from hypothesis import strategies as st
 
 from mnemolis.config import Config
 from mnemolis.core.plan import Conditional, Part, Plan, When
-from mnemolis.demo.mosquitto import Mosquitto
 from mnemolis.sources.timers.source import TimersSource
 from tests.support_confirm import (
     EVERY_TYPE,
     GUARDED_TOPICS,
     ConfirmHouse,
-    confirm_config,
+    Makings,
+    fixture_makings,
     house_in_a_thread,
 )
-from tests.support_kiwix import KiwixZims, fixture_test_zims
+from tests.support_kiwix import fixture_test_zims
 from tests.support_mqtt import broker
-from tests.support_open_meteo import OpenMeteoReplay, open_meteo
+from tests.support_open_meteo import open_meteo
 
-__all__ = ["broker", "fixture_test_zims", "open_meteo"]
+__all__ = ["broker", "fixture_makings", "fixture_test_zims", "open_meteo"]
 
 #: Guarded devices, and how the judge reads a command to each: does it let anyone in?
 GUARDED = {
@@ -220,18 +219,8 @@ async def forget_kept(home: ConfirmHouse) -> None:
         timers.end(item, "cancelled")
 
 
-def test_nothing_opens_without_a_yes_in_the_same_conversation(
-    config: Config,
-    broker: Mosquitto,
-    open_meteo: OpenMeteoReplay,
-    test_zims: KiwixZims,
-    tmp_path: Path,
-) -> None:
-    house_config = confirm_config(config, tmp_path / "owner")
-    with house_in_a_thread(house_config, broker, open_meteo, test_zims, tmp_path, EVERY_TYPE) as (
-        home,
-        run,
-    ):
+def test_nothing_opens_without_a_yes_in_the_same_conversation(makings: Makings) -> None:
+    with house_in_a_thread(makings, EVERY_TYPE) as (home, run):
         names = sorted(d.name for d in home.house.assistant.registry.devices())
         checked: list[Example] = []
 
@@ -240,7 +229,7 @@ def test_nothing_opens_without_a_yes_in_the_same_conversation(
             deadline=None,
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
         )
-        @given(example=examples(house_config, names))
+        @given(example=examples(makings.config, names))
         def property_(example: Example) -> None:
             session = f"p{next(_sessions)}"
             unsaid = run(play(home, example, session))
