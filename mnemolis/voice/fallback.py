@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from mnemolis.core.heard import Heard
 from mnemolis.voice.stages import Audio, Recogniser, StageError, Voice
@@ -70,14 +70,29 @@ class Health:
         return await embedded()
 
 
-class FallbackRecogniser:
-    """`stages.Recogniser`: the remote one, else the embedded one."""
+class Named(Protocol):
+    name: str
 
-    def __init__(self, remote: Recogniser, embedded: Recogniser, retry_s: float) -> None:
+
+E = TypeVar("E", bound=Named)
+
+
+class Fallback(Generic[E]):
+    """The remote engine of one stage (`stage`), with the embedded one behind it."""
+
+    stage: ClassVar[str]
+
+    def __init__(self, remote: E, embedded: E, retry_s: float) -> None:
         self.remote = remote
         self.embedded = embedded
         self.name = f"{remote.name} (else {embedded.name})"
-        self.health = Health(f"the recogniser {remote.name}", embedded.name, retry_s)
+        self.health = Health(f"the {self.stage} {remote.name}", embedded.name, retry_s)
+
+
+class FallbackRecogniser(Fallback[Recogniser]):
+    """`stages.Recogniser`: the remote one, else the embedded one."""
+
+    stage = "recogniser"
 
     async def transcribe(self, audio: Audio) -> Heard:
         return await self.health.ask(
@@ -85,14 +100,10 @@ class FallbackRecogniser:
         )
 
 
-class FallbackVoice:
+class FallbackVoice(Fallback[Voice]):
     """`stages.Voice`: the remote one, else the embedded one."""
 
-    def __init__(self, remote: Voice, embedded: Voice, retry_s: float) -> None:
-        self.remote = remote
-        self.embedded = embedded
-        self.name = f"{remote.name} (else {embedded.name})"
-        self.health = Health(f"the voice {remote.name}", embedded.name, retry_s)
+    stage = "voice"
 
     async def synthesize(self, text: str) -> Audio:
         return await self.health.ask(
