@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from mnemolis.demo.mqtt_encode import publish
 from mnemolis.demo.mqtt_packets import MQTT_311, Connect, MalformedPacket, Publish
+from mnemolis.mqtt_connection.topics import levels_match
 
 log = logging.getLogger("mnemolis.demo.broker")  # one logger for the whole broker
 
@@ -71,12 +72,7 @@ def topic_matches(levels: tuple[str, ...], topic: list[str]) -> bool:
     """Does a filter (split at '/') match a topic (split at '/')?"""
     if topic[0].startswith("$") and levels[0] in ("+", "#"):
         return False  # $SYS and friends are not caught by a leading wildcard
-    for i, level in enumerate(levels):
-        if level == "#":
-            return True
-        if i >= len(topic) or (level != "+" and level != topic[i]):
-            return False
-    return len(levels) == len(topic)
+    return levels_match(levels, topic)
 
 
 class PacketTooLarge(MalformedPacket):

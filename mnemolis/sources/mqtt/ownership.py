@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemolis.core.devices import Device
+from mnemolis.mqtt_connection.topics import levels_match
 from mnemolis.sources.mqtt import availability, codec
 from mnemolis.sources.mqtt.announced import DEVICE_IDS
 from mnemolis.sources.mqtt.schemas.base import COMMAND_ROLES
@@ -47,13 +48,7 @@ ALWAYS_RESERVED = ("mnemolis/#", "hermes/#")
 def matches(pattern: str, topic: str) -> bool:
     """MQTT's filter match (``+`` one level, ``#`` the rest, its parent included); paho's
     builds a matcher tree per call, ten times slower over a house of 5,000 devices."""
-    levels, wanted = pattern.split("/"), topic.split("/")
-    for i, level in enumerate(levels):
-        if level == "#":
-            return True
-        if i >= len(wanted) or (level != "+" and level != wanted[i]):
-            return False
-    return len(levels) == len(wanted)
+    return levels_match(pattern.split("/"), topic.split("/"))
 
 
 def _allows(shared: SharedTopic, topic: str, name: str) -> bool:
