@@ -13,10 +13,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from mnemolis.demo.processes import terminate
+from mnemolis.demo.processes import terminate, wait_listening
 
 DEFAULT_BINARY = "/usr/sbin/mosquitto"
 
@@ -89,17 +88,13 @@ class Mosquitto:
             stderr=subprocess.STDOUT,
         )
         log.close()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mosquitto exited at start:\n{self.log()}")
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.2):
-                    return self
-            except OSError:
-                time.sleep(0.01)
-        self.stop()
-        raise TimeoutError(f"mosquitto did not listen on {self.port} within {timeout_s} s")
+        address = (self.host, self.port)
+        try:
+            wait_listening(self.process, "mosquitto", address, timeout_s, self.log, pause_s=0.01)
+        except TimeoutError:
+            self.stop()
+            raise
+        return self
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -10,7 +10,6 @@ has finished.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 import mpd
 
 from mnemolis.demo.mosquitto import free_port
-from mnemolis.demo.processes import terminate
+from mnemolis.demo.processes import terminate, wait_listening
 
 #: How to get mpd where it is missing (Debian, Raspberry Pi OS, Ubuntu).
 INSTALL = "sudo apt-get install mpd"
@@ -83,16 +82,8 @@ class Mpd:
 
     def _wait_listening(self, timeout_s: float) -> None:
         assert self.process is not None
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mpd exited at start:\n{self.log()}")
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.02)
-        raise TimeoutError(f"mpd did not listen on {self.port} within {timeout_s} s")
+        address = (self.host, self.port)
+        wait_listening(self.process, "mpd", address, timeout_s, self.log, pause_s=0.02)
 
     def client(self) -> mpd.MPDClient:
         client = mpd.MPDClient()
