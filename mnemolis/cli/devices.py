@@ -10,13 +10,16 @@ import asyncio
 import json
 from typing import Any
 
+from mnemolis.cli.subcommand import add_command
 from mnemolis.sources.mqtt.listing import collect, format_listing
 
 
 def add_devices_parser(sub: Any) -> None:
     """Register ``mnemolis devices`` on the CLI's subparsers."""
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "devices",
+        cmd_devices,
         help="list the devices known over MQTT, and the configs that were refused",
         description="Connect to the broker, wait for the retained announcements and states, "
         "and list every device (name, type, area, floor, origin, what it can do, last state "
@@ -24,8 +27,6 @@ def add_devices_parser(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--wait", type=float, default=None, help="seconds to wait for announcements")
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_devices)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:

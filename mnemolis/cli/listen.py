@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemolis.cli.exits import EXIT_BAD_AUDIO, EXIT_FAILED, OUTCOME_EXIT
+from mnemolis.cli.subcommand import add_command
 
 if TYPE_CHECKING:
     from mnemolis.config import Config
@@ -55,8 +56,10 @@ def add_voice_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_listen_parser(sub: Any, room_help: str, command: Callable[..., int]) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "listen",
+        command,
         help="answer spoken requests: the microphone, or WAV files",
         description="Listen for the wake word, hear the request, answer it aloud; a "
         "question back is answered without the wake word. With --wav, answer recorded "
@@ -67,8 +70,6 @@ def add_listen_parser(sub: Any, room_help: str, command: Callable[..., int]) -> 
     add_voice_options(p)
     p.add_argument("--room", metavar="AREA", help=room_help)
     p.add_argument("--json", action="store_true", help="print one JSON object a request")
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=command)
 
 
 def _exit_of(turn: Turn) -> int:

@@ -27,6 +27,7 @@ from mnemolis.cli.exits import (
     OUTCOME_EXIT,
 )
 from mnemolis.cli.listen import add_listen_parser, add_voice_options
+from mnemolis.cli.subcommand import add_command
 
 if TYPE_CHECKING:  # loaded only by the commands that use them
     from mnemolis.cli.doctor import Finding
@@ -42,7 +43,6 @@ ROOM_HELP = (
     'the area the request is spoken in: "turn on the lights" then means its lights '
     "(as a satellite's area does for the daemon)"
 )
-
 
 
 def _load(args: argparse.Namespace) -> Config:
@@ -267,12 +267,10 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 
 def _add_answer_options(p: argparse.ArgumentParser, json_help: str) -> None:
-    """The options `ask` and `chat` share: --json, --local, --room (and --config after the
-    command word)."""
+    """The options `ask` and `chat` share: --json, --local and --room."""
     p.add_argument("--json", action="store_true", help=json_help)
     p.add_argument("--local", action="store_true", help=LOCAL_HELP)
     p.add_argument("--room", metavar="AREA", help=ROOM_HELP)
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -284,21 +282,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--config", help="directory holding intents/ and sources/")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("parse", help="print the plan of each query as one JSON line")
+    p = add_command(
+        sub, "parse", plans.cmd_parse, help="print the plan of each query as one JSON line"
+    )
     p.add_argument("queries", nargs="*", help="queries (default: one per line on stdin)")
     p.add_argument(
         "--conversation", action="store_true", help="stdin lines are turns of one conversation"
     )
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=plans.cmd_parse)
 
-    p = sub.add_parser("explain", help="show each understanding stage and its time")
+    p = add_command(
+        sub, "explain", plans.cmd_explain, help="show each understanding stage and its time"
+    )
     p.add_argument("queries", nargs="*")
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=plans.cmd_explain)
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "check",
+        cmd_check,
         help="validate intents/ and sources/ and run every intent example",
         description="Read the configuration (the owner's directory over the shipped one), "
         "report every error with its file and line, check routines against the home, run "
@@ -311,11 +311,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="say where each intent (all of them, or those named) and each of its phrases "
         "and examples was written",
     )
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "ask",
+        cmd_ask,
         help="answer one request through the sources",
         description="Understand one request, ask the sources, act, and print one reply.",
         epilog=ASK_EXIT_HELP,
@@ -323,31 +323,33 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("query", nargs="*", help='the request, e.g. "turn off the kitchen light"')
     _add_answer_options(p, "print the structured result as JSON")
-    p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "chat",
+        cmd_chat,
         help="a conversation: one request a line, context kept across turns",
         description="Talk to Mnemolis one line at a time; it remembers devices and topics, "
         "asks which one you mean, and waits for a yes before unlocking or opening. "
         "Reads standard input (a prompt only on a terminal); ends at end of input or 'quit'.",
     )
     _add_answer_options(p, "print each turn's structured result")
-    p.set_defaults(func=cmd_chat)
 
-    p = sub.add_parser(
+    add_command(
+        sub,
         "doctor",
+        cmd_doctor,
         help="check every configured source and say what to fix",
         description="Start every configured source and check it for real (the broker and "
         "devices, the encyclopedia books, the weather service, the clock, timers and lists in "
         "the state directory, the music players, routines' webhooks) and the intents' "
         "examples; exit status 1 when something is broken.",
     )
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "demo",
+        cmd_demo,
         help="the embedded default home, then a chat with it",
         description="Start the demo home in this process (an MQTT broker on a free loopback "
         "port with the simulated devices of sources/mqtt.yaml, the demo encyclopedia, the "
@@ -373,8 +375,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument(
         "--cache", metavar="DIR", help="where the demo keeps its files (default: ~/.cache/mnemolis)"
     )
-    p.add_argument("--config", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_demo)
 
     add_listen_parser(sub, ROOM_HELP, cmd_listen)
 
