@@ -51,6 +51,17 @@ def _load(args: argparse.Namespace) -> Config:
     return load_config(args.config)
 
 
+def _load_at_home(args: argparse.Namespace) -> Config:
+    """The configuration of a command that answers in this process: a newcomer on the
+    shipped home is told so, and only warnings are logged (`_quiet_logs`)."""
+    from mnemolis.cli.newcomer import say_note, shipped_home_note
+
+    config = _load(args)
+    say_note(shipped_home_note(args, config))
+    _quiet_logs()
+    return config
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from mnemolis.cli.check import run_check
 
@@ -100,7 +111,6 @@ def _room(args: argparse.Namespace) -> str | None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from mnemolis.cli.newcomer import say_note, shipped_home_note
     from mnemolis.serve.cli_client import ask_through_daemon
 
     text = " ".join(args.query)
@@ -113,9 +123,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     through_daemon = ask_through_daemon(args, text)
     if through_daemon is not None:
         return through_daemon
-    config = _load(args)
-    say_note(shipped_home_note(args, config))
-    _quiet_logs()
+    config = _load_at_home(args)
     answer = asyncio.run(_ask_once(config, text, _room(args)))
     _print_answer(answer, args.json)
     return OUTCOME_EXIT[answer.outcome]
@@ -131,15 +139,12 @@ async def _chat(config: Config, as_json: bool, room: str | None) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from mnemolis.cli.chat import turns
-    from mnemolis.cli.newcomer import say_note, shipped_home_note
     from mnemolis.serve.cli_client import chat_through_daemon
 
     through_daemon = chat_through_daemon(args, turns)
     if through_daemon is not None:
         return through_daemon
-    config = _load(args)
-    say_note(shipped_home_note(args, config))
-    _quiet_logs()
+    config = _load_at_home(args)
     return asyncio.run(_chat(config, args.json, _room(args)))
 
 
@@ -166,11 +171,8 @@ def _print_findings(findings: list[Finding]) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from mnemolis.cli.newcomer import say_note, shipped_home_note
 
-    config = _load(args)
-    say_note(shipped_home_note(args, config))
-    _quiet_logs()
+    config = _load_at_home(args)
     return _print_findings(asyncio.run(_doctor(config)))
 
 
