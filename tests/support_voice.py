@@ -12,7 +12,7 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -132,3 +132,15 @@ def configured(monkeypatch: pytest.MonkeyPatch, recogniser: R) -> R:
     """``recogniser`` as the configured one (what `engines.load_recogniser` builds)."""
     monkeypatch.setattr(engines, "load_recogniser", lambda *_args: recogniser)
     return recogniser
+
+
+def recogniser_fixture(sentences: tuple[str, ...]) -> Any:
+    """A test module's ``recogniser`` fixture (``fixture_recogniser =
+    recogniser_fixture(SENTENCES)``): pocketsphinx over ``sentences``, configured."""
+
+    @pytest.fixture(name="recogniser")
+    def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
+        """pocketsphinx over the requests the module's tests say, as the configured one."""
+        return configured(monkeypatch, GrammarRecogniser(sentences))
+
+    return fixture_recogniser

@@ -27,6 +27,7 @@ from tests.support_voice import (
     GrammarRecogniser,
     configured,
     need,
+    recogniser_fixture,
     render,
     sox_make,
 )
@@ -42,10 +43,7 @@ SENTENCES = (
 )
 
 
-@pytest.fixture(name="recogniser")
-def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
-    """pocketsphinx over the requests these tests say, as the configured recogniser."""
-    return configured(monkeypatch, GrammarRecogniser(SENTENCES))
+fixture_recogniser = recogniser_fixture(SENTENCES)
 
 #: sox's options for the raw sound a microphone command gives (16 kHz, 16-bit, mono)
 RAW = ["-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed"]

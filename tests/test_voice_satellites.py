@@ -45,7 +45,7 @@ from tests.support_satellite import (
 )
 from tests.support_serve import ServeHome, fixture_serve_home
 from tests.support_serve_inprocess import InProcess, in_process_daemon
-from tests.support_voice import GrammarRecogniser, configured, render
+from tests.support_voice import GrammarRecogniser, recogniser_fixture, render
 
 __all__ = ["fixture_serve_home", "fixture_test_zims"]
 
@@ -59,9 +59,7 @@ REQUESTS = (
 )
 
 
-@pytest.fixture(name="recogniser")
-def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
-    return configured(monkeypatch, GrammarRecogniser(REQUESTS))
+fixture_recogniser = recogniser_fixture(REQUESTS)
 
 
 @pytest.fixture(scope="module", name="sounds")

@@ -30,16 +30,14 @@ from mnemolis.voice.speak import EspeakVoice
 from tests.support_kiwix import fixture_test_zims
 from tests.support_serve import ServeHome, fixture_serve_home
 from tests.support_serve_inprocess import InProcess, in_process_daemon
-from tests.support_voice import GrammarRecogniser, configured, render
+from tests.support_voice import GrammarRecogniser, configured, recogniser_fixture, render
 
 __all__ = ["fixture_serve_home", "fixture_test_zims"]
 
 SENTENCES = ("turn off the kitchen light", "turn on the bedroom light", "yes")
 
 
-@pytest.fixture(name="recogniser")
-def fixture_recogniser(monkeypatch: pytest.MonkeyPatch) -> GrammarRecogniser:
-    return configured(monkeypatch, GrammarRecogniser(SENTENCES))
+fixture_recogniser = recogniser_fixture(SENTENCES)
 
 
 def with_daemon(
