@@ -162,14 +162,20 @@ def surrogates(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
         for i in range(n):
             payload = b'{"text": "\\ud800 unlock the front door", "id": %d}' % i
             client.publish("mnemolis/ask", payload, "mnemolis/chaos/s", b"%d" % i)
-        deadline = time.monotonic() + 2 * REPLY_TIMEOUT_S  # for all of them
-        for _ in range(n):
-            try:
-                left = max(0.01, deadline - time.monotonic())
-                mqtt.count(judge(strict(client.next(timeout_s=left).payload)))
-            except (AssertionError, ValueError):
-                mqtt.count(LOST)
+        judge_replies(client, mqtt, n, 2 * REPLY_TIMEOUT_S)
     return [text, ident, mqtt, wyo]
+
+
+def judge_replies(client: MqttProbe, row: Row, n: int, within_s: float) -> None:
+    """Count the verdicts of the next ``n`` replies ``client`` hears, within ``within_s``
+    for all of them; one that does not come in time, or is not JSON, is lost."""
+    deadline = time.monotonic() + within_s
+    for _ in range(n):
+        try:
+            left = max(0.01, deadline - time.monotonic())
+            row.count(judge(strict(client.next(timeout_s=left).payload)))
+        except (AssertionError, ValueError):
+            row.count(LOST)
 
 
 def non_finite(daemon: ServeProcess, n: int) -> list[Row]:

@@ -18,12 +18,20 @@ import hashlib
 import http.client
 import json
 import socket
-import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from bench.chaos import LOST, Row, attempt, flood_verdict, judge, still_answering, strict
+from bench.chaos import (
+    LOST,
+    Row,
+    attempt,
+    flood_verdict,
+    judge,
+    judge_replies,
+    still_answering,
+    strict,
+)
 from tests.support_serve import (
     ALL_FLAGS,
     ALL_FRONT_ENDS,
@@ -147,13 +155,7 @@ def deep_json(daemon: ServeProcess, home: ServeHome, n: int) -> list[Row]:
     with MqttProbe(home.broker.host, home.broker.port, [REPLY]) as client:
         for i in range(n):
             client.publish("mnemolis/ask", b'{"text": "hi", "x": ' + DEEP, REPLY, b"%d" % i)
-        deadline = time.monotonic() + 10
-        for _ in range(n):
-            try:
-                left = max(0.01, deadline - time.monotonic())
-                over_mqtt.count(judge(strict(client.next(timeout_s=left).payload)))
-            except (AssertionError, ValueError):
-                over_mqtt.count(LOST)
+        judge_replies(client, over_mqtt, n, 10)
     over_http.note = "400 `invalid_json`: nested deeper than 64 levels"
     over_mqtt.note = "an error answer on the response topic"
     over_wyoming.note = "an `error` event"
