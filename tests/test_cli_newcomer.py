@@ -39,6 +39,10 @@ def as_stranger(call: Callable[[], int | None]) -> tuple[int, str]:
             os.close(read_end)
             sys.stderr = os.fdopen(write_end, "w", buffering=1)  # pytest's capture is not fd 2
             if os.geteuid() == 0:
+                # what the child imports lazily must be loaded while it may still read the
+                # Python install (root's here; a real user's is readable): the socket
+                # module looks up host names with the idna codec on first use
+                "localhost".encode("idna")
                 nobody = pwd.getpwnam("nobody")
                 os.setgroups([])
                 os.setgid(nobody.pw_gid)
