@@ -42,10 +42,10 @@ def load_recogniser(
     create = getattr(module, "create_recogniser", None)
     if create is None:
         raise StageError("mnemolis.voice.recognise has no create_recogniser")
-    if registry is None:
-        recogniser: Recogniser = create(config, settings, state_dir)
-    else:
-        recogniser = create(config, settings, state_dir, registry)
+    from mnemolis.voice.kept_names import kept_names
+
+    names = kept_names(config, state_dir)
+    recogniser: Recogniser = create(config, settings, state_dir, registry, names)
     return recogniser
 
 

@@ -262,6 +262,18 @@ class ListStore:
             ).fetchall()
             return [str(r[0]) for r in rows]
 
+    def known(self, limit: int = 2000) -> list[str]:
+        """Every item any list has held (pending or done), the newest first: what is
+        bought again is said again, so the recogniser learns these names."""
+        with self._read() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                "SELECT text FROM items GROUP BY lower(text) ORDER BY max(added) DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
     def lists(self) -> list[tuple[str, int]]:
         """Every list with its number of pending items, oldest first."""
         with self._read() as conn:

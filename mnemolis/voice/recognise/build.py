@@ -33,6 +33,7 @@ from mnemolis.voice.recognise.templates import (
 )
 from mnemolis.voice.recognise.vocabulary import (
     Vocabulary,
+    common_items,
     free_words,
     garbage_words,
     home_names,
@@ -70,6 +71,7 @@ def gather(
     numbers(vocab)
     slot_values(vocab, config)
     source_names(vocab, names or {}, settings.names_limit)
+    common_items(vocab)
     free_words(vocab, common_words(settings.free_words))
     intent_templates(vocab, config, config.intents.values())
     scaffold_templates(vocab)

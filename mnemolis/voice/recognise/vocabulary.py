@@ -20,6 +20,7 @@ from typing import Any
 
 from mnemolis.config import Config
 from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.package_data import load_package_yaml
 from mnemolis.voice.recognise.spoken import number_words, spoken_words
 
 #: Classes every home has, in the order a span is claimed (a device's name before
@@ -155,6 +156,16 @@ def source_names(vocab: Vocabulary, names: Mapping[str, Iterable[str]], limit: i
             kept += 1
             if kept >= limit:
                 break
+
+
+def common_items(vocab: Vocabulary) -> None:
+    """What people put on lists (`data/items.yaml`), beside the home's own items: an
+    empty list's first "add apples to the shopping list" can be heard too."""
+    data = load_package_yaml("mnemolis.voice.recognise", "items")
+    for item in data.get("items") or []:
+        words = spoken_words(str(item))
+        if words:
+            vocab.add_member("item", words, " ".join(words))
 
 
 def free_words(vocab: Vocabulary, words: Iterable[tuple[str, float]]) -> None:

@@ -1,0 +1,82 @@
+"""The names the sources keep reach the recogniser: the home's list items (every item a
+list has held) and the shipped common items, so "add apples to the shopping list"
+is heard in a home whose lists are still empty, and an item of the home's own once
+it has been on a list."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from mnemolis.config import Config, load_config
+from mnemolis.sources.lists.settings import load_lists_settings
+from mnemolis.sources.lists.store import ListStore
+from mnemolis.voice.kept_names import kept_names
+from mnemolis.voice.recognise import RecogniserSettings
+from mnemolis.voice.recognise.build import gather
+from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
+from tests.support_recogniser import require_voice, speak
+
+
+@pytest.fixture(scope="module")
+def config() -> Config:
+    return load_config()
+
+
+def stocked(config: Config, state: Path, done: tuple[str, ...], pending: tuple[str, ...]) -> None:
+    store = ListStore(load_lists_settings(config, state).path)
+    try:
+        store.add("shopping", [*done, *pending])
+        store.check_off("shopping", list(done))
+    finally:
+        store.close()
+
+
+def test_an_empty_home_hears_common_items(config: Config, tmp_path: Path) -> None:
+    vocab = gather(config, RecogniserSettings(), None, kept_names(config, tmp_path)())
+    items = vocab.classes["item"]
+    assert ("apples",) in items and ("toilet", "paper") in items
+    assert ("quinoa",) not in items
+
+
+def test_every_item_a_list_has_held_is_a_name(config: Config, tmp_path: Path) -> None:
+    stocked(config, tmp_path, done=("quinoa",), pending=("Sriracha sauce",))
+    names = kept_names(config, tmp_path)()
+    assert names == {"item": ["Sriracha sauce", "quinoa"]} or names == {
+        "item": ["quinoa", "Sriracha sauce"]
+    }
+    vocab = gather(config, RecogniserSettings(), None, names)
+    assert ("quinoa",) in vocab.classes["item"]
+    assert ("sriracha", "sauce") in vocab.classes["item"]
+
+
+@pytest.mark.parametrize("broken", [b"not a database at all", b""])
+def test_a_broken_list_store_is_no_names(config: Config, tmp_path: Path, broken: bytes) -> None:
+    path = load_lists_settings(config, tmp_path).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(broken * 100)
+    assert kept_names(config, tmp_path)() in ({}, {"item": []})
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["add apples to the shopping list", "add quinoa to the shopping list"],
+)
+def test_an_item_is_heard_in_a_request(
+    config: Config, tmp_path_factory: pytest.TempPathFactory, said: str
+) -> None:
+    require_voice()
+    state = tmp_path_factory.mktemp("state")
+    stocked(config, state, done=("quinoa",), pending=())
+    r = PocketsphinxRecogniser(config, RecogniserSettings(), state, None, kept_names(config, state))
+    try:
+        r.wait_ready()
+        heard = asyncio.run(r.transcribe(speak(said)))
+    finally:
+        r.close()
+    assert heard.rejected is None
+    # the item and what it is added to (espeak-ng's "list" is heard as the closer
+    # "please" now and then: the request is the same)
+    assert heard.text.startswith(said.rsplit(" ", 1)[0]), heard.text
