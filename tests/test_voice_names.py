@@ -6,6 +6,7 @@ it has been on a list."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,11 @@ from mnemolis.voice.kept_names import kept_names
 from mnemolis.voice.recognise import RecogniserSettings
 from mnemolis.voice.recognise.build import gather
 from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
+from tests.support_kiwix import KiwixZims, fixture_test_zims
+from tests.support_mpd import Mpd, Nowhere, fixture_mpd_server, fixture_music_library, with_players
 from tests.support_recogniser import require_voice, speak
+
+__all__ = ["fixture_mpd_server", "fixture_music_library", "fixture_test_zims"]
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +85,33 @@ def test_an_item_is_heard_in_a_request(
     # the item and what it is added to (espeak-ng's "list" is heard as the closer
     # "please" now and then: the request is the same)
     assert heard.text.startswith(said.rsplit(" ", 1)[0]), heard.text
+
+
+def test_the_players_library_names_are_names(
+    config: Config, mpd_server: Mpd, tmp_path: Path
+) -> None:
+    home = with_players(
+        config, {"name": "living room", "host": mpd_server.host, "port": mpd_server.port}
+    )
+    music = kept_names(home, tmp_path)()["music"]
+    for name in ("Hall & Oates", "Rich Girl", "Workout", "Rock", "Sam Sparro"):
+        assert name in music
+    assert len(music) == len(set(music))
+
+
+def test_a_player_that_is_down_gives_no_music_and_the_rest_still_comes(
+    config: Config, tmp_path: Path
+) -> None:
+    stocked(config, tmp_path, done=(), pending=("quinoa",))
+    nowhere = Nowhere()
+    home = with_players(config, {"name": "living room", "host": nowhere.host, "port": nowhere.port})
+    assert kept_names(home, tmp_path)() == {"item": ["quinoa"]}
+
+
+def test_the_local_books_titles_are_names(
+    config: Config, test_zims: KiwixZims, tmp_path: Path
+) -> None:
+    books = {"books": [str(test_zims.main), str(test_zims.corrupt), str(test_zims.missing)]}
+    home = dataclasses.replace(config, sources={**config.sources, "kiwix": books})
+    titles = kept_names(home, tmp_path)()["title"]
+    assert "Ada Lovelace" in titles and "Mercury" in titles
