@@ -263,8 +263,8 @@ def section_recorded(args: argparse.Namespace, cache: Path, state: Path) -> list
             f"| {errors / max(1, sum(map(len, refs))):.3f} | {heard_oov}/{len(oov)} | {ms:.0f} |"
         )
         if args.verbose:
-            for s in said:
-                if by[s].text.lower() != s.lower():
+            for s, ref, hyp in zip(said, refs, hyps, strict=True):
+                if ref != hyp:  # as scored: "3 hours" is "three hours"
                     lines.append(f"    said {s!r} heard {by[s].text!r} ({by[s].rejected})")
     return lines
 
