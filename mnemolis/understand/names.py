@@ -80,6 +80,7 @@ class _Compiled:
     continuations: dict[str, list[tuple[str, str]]]  # a name's start -> (next word, id)
     name_words: dict[str, set[str]]  # device id -> the lemmas of its name's words
     word_index: dict[str, set[str]]  # a lemma -> the devices whose names have it
+    alias_index: dict[str, set[str]]  # a lemma -> the devices whose name or an alias has it
     vocabulary: set[str]  # every word of every spoken form
     lengths: list[int]  # len() of each of ``forms``
     memo: NameMemo = field(default_factory=NameMemo)  # answers asked again of this snapshot
@@ -186,6 +187,7 @@ class NameIndex:
         head_nouns: dict[str, list[str]] = {}
         name_words: dict[str, set[str]] = {}
         word_index: dict[str, set[str]] = {}
+        alias_index: dict[str, set[str]] = {}
         for device in devices.values():
             # the last word of its own name (an alias's is not: "coffee machine" makes
             # no "x-ray machine" a coffee maker)
@@ -194,6 +196,9 @@ class NameIndex:
             name_words[device.id] = set(lemmas)
             for lemma in lemmas:
                 word_index.setdefault(lemma, set()).add(device.id)
+            for alias in (device.name, *device.aliases):
+                for lemma in (t.lemma_ for t in doc(name_key(alias))):
+                    alias_index.setdefault(lemma, set()).add(device.id)
         day = self.config.slots.get("day")
         days = set(day.values) if day is not None else set()
         states = {s for words in self.config.device_states.values() for s in words}
@@ -233,6 +238,7 @@ class NameIndex:
             continuations,
             name_words,
             word_index,
+            alias_index,
             {w for form in keys for w in form.split()},
             sorted(len(f) for f in keys),
         )
@@ -360,9 +366,10 @@ class NameIndex:
         """True when some device's own name has this word."""
         return lemma in self._compiled.word_index
 
-    def named_with(self, lemmas: list[str]) -> set[str]:
-        """The ids of the devices whose own names have every one of these words."""
-        index = self._compiled.word_index
+    def named_with(self, lemmas: list[str], aliases: bool = False) -> set[str]:
+        """The ids of the devices whose own names (or, with ``aliases``, a name or an
+        alias) have every one of these words."""
+        index = self._compiled.alias_index if aliases else self._compiled.word_index
         found: set[str] | None = None
         for lemma in lemmas:
             ids = index.get(lemma, set())

@@ -21,6 +21,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.house_wide import house_wide
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
@@ -229,6 +230,8 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
+        if how == "implied" and not where and origin is not None and len(candidates) > 1:
+            candidates = house_wide(candidates, self.names.registry.rooms()) or candidates
         alone = not nouns and not asked and not said_all and intent.area_means is not None
         alone = alone and not any(
             r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms
