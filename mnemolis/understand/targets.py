@@ -21,12 +21,13 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
-from mnemolis.understand.house_wide import house_wide
+from mnemolis.understand.house_wide import house_wide, spoken_here
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
+from mnemolis.understand.shared_nouns import rivals
 from mnemolis.understand.unknown_names import UnknownNames
 from mnemolis.understand.work_words import work_said
 
@@ -169,6 +170,8 @@ class TargetResolver:
         taken = {i for h in rooms for i in range(h.start, h.end)}
         nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
         said_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
+        # ("the kitchen one" picks among options: no area alone)
+        referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
         if said_all and scope is None:
             origin = None  # "turn off all the lights": the whole house, wherever it is said
         wants_all = said_all or (scope is not None and scope.everywhere)
@@ -199,6 +202,8 @@ class TargetResolver:
                 # can "the feeder portions" (a number) be the lights a brightness implies
                 # ("set the temperature to 70" says its own quantity, not a sensor)
                 return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
+            if tiers and (rival := rivals(self.names, noun.key, types, intent.also_means, scope)):
+                return Targets([*tiers[0], *rival], *span, how, True, _tokens(nouns))  # which door?
         if tiers:
             pass  # a type noun named them
         elif scope is not None or asked:
@@ -214,8 +219,6 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
-            # ("the kitchen one" picks among options: no area alone)
-            referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
             alone = not asked and not said_all and not referred
             if alone and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
@@ -230,12 +233,11 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
-        if how == "implied" and not where and origin is not None and len(candidates) > 1:
-            candidates = house_wide(candidates, self.names.registry.rooms()) or candidates
+        here = not candidates and spoken_here(rooms)  # "make it 21 in here", none in here
+        if how in ("implied", "room") and origin and (not where or here):  # "I'm cold"
+            candidates = house_wide(candidates or tiers[0], self.names) or candidates
         alone = not nouns and not asked and not said_all and intent.area_means is not None
-        alone = alone and not any(
-            r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms
-        )
+        alone = alone and not referred
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
         covered = _tokens(nouns)
@@ -423,8 +425,8 @@ class TargetResolver:
         last = a.tokens[hit.end - 1]
         plural = last.lower != last.lemma and last.lower.endswith("s")
         if device.type in noun_types:
-            # "landing lights off": every light on the landing, the "landing light" among them
-            return plural and area is not None and device.room == area and start > hit.start
+            # "landing lights off", "the fans": all there, the "landing light", "Fan" among them
+            return plural and (area is None or (device.room == area and start > hit.start))
         able = not intent.device_types or device.type in types
         if start == hit.start and not plural and able and names_it(self.names, noun, device):
             return False  # "is the dehumidifier running": the switch called so
