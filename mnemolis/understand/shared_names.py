@@ -3,9 +3,10 @@
 "turn off the ceiling fans", "all the ceiling fans": a shared name said in the
 plural (its own name is singular) or with an all-word means every device of
 that name, not "which one". "the kids desk lamp": a word said just before a
-shared name that belongs to the name of one area only, the area of some of
-them (the "kids room", "emma's room"), picks those; a word of several areas
-("room"), or of none of theirs, picks nothing and the part still asks which one.
+shared name that belongs to the name of one of their areas only (the "kids room",
+"emma's room"; "bedroom" of a living room's and a master bedroom's), picks those; a word
+of several of their areas ("room"), or of none, picks nothing and the part still asks
+which one.
 A name said with an area none of its devices is in ("the upstairs ecobee") is the
 device named with the same words that is in that area ("Ecobee Upstairs").
 """
@@ -69,9 +70,12 @@ class AreaWords:
         if not said:
             return pool
         words = self.words()
+        # of the areas the devices are in: "bedroom" is the master bedroom's, of the two
+        # ceiling fans' areas, whatever other bedrooms there are
+        theirs = [w for room, w in words.items() if any(d.room == room for d in pool)]
         for word in said:
-            if sum(word in w for w in words.values()) != 1:
-                continue  # "room", "upstairs": a word of several areas picks none
+            if sum(word in w for w in theirs) != 1:
+                continue  # "room", "upstairs": a word of several of their areas picks none
             having = [d for d in pool if d.room is not None and word in words.get(d.room, ())]
             if having and len(having) < len(pool):
                 return having

@@ -388,7 +388,7 @@ class TargetResolver:
         if longer:
             return longer
         cut = self.names.continued(phrase, a.tokens[first.end].lower)
-        if not cut:
+        if not cut or any(w.start == first.end for w in a.slot_words):  # "the ecobee up 1"
             return []
         # "the bulb end": the "bulb", or the "bulb enddevice" cut short? Ask.
         others = tuple(i for i in cut if i != first.key)
