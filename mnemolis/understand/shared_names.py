@@ -22,15 +22,22 @@ from mnemolis.understand.names import NameHit, NameIndex
 
 
 def every_one(
-    a: Analysis, hit: NameHit, start: int, devices: list[Device], all_words: set[str]
+    a: Analysis,
+    hit: NameHit,
+    start: int,
+    devices: list[Device],
+    all_words: set[str],
+    area: bool = False,
 ) -> bool:
-    """True when the shared name is said in the plural or after an all-word."""
+    """True when the shared name is said in the plural or after an all-word; a plural
+    name ("Blinds") said with an area holding several (``area``: "the blinds downstairs")
+    is all of them there too."""
     if any(a.tokens[i].lower in all_words for i in range(start, hit.start)):
         return True
     last = a.tokens[hit.end - 1]
     plural = last.lower != last.lemma and last.lower.endswith("s")
     own = {d.name.lower().split()[-1] for d in devices if d.name.split()}
-    return plural and last.lower not in own
+    return area or (plural and last.lower not in own)
 
 
 class AreaWords:

@@ -14,13 +14,13 @@ has, or its id), so execution acts on exactly what was resolved.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.areas import AreaScope, narrow, origin_scope, scope_of, union
+from mnemolis.understand.fuller_names import fuller
 from mnemolis.understand.house_wide import house_wide, spoken_here
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
@@ -135,6 +135,9 @@ class TargetResolver:
             # (its words stay unexplained: "the temperature in pheonix" may be a place's)
             asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
             return Targets([], *lost, "unknown", covered=asked, unknown=a.span_text(*lost)), None
+        if devices:  # "the floor lamp": the "LR Floor Lamp 2", not a "Lamp"
+            taken = skip | set(_tokens(rooms))
+            devices = fuller(self.names, a, devices, start, taken, self.quiet) or devices
         if devices and self._generic_name(a, devices[0], types, scope, origin):
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
@@ -362,9 +365,10 @@ class TargetResolver:
         wrong_type = bool(found) and not able
         pool = namesake_in(self.names, said, able or found, scope, self.roaming)
         if len(pool) > 1:
-            pool = _narrow(pool, scope, origin, self.roaming)
+            pool = narrow(pool, scope, origin, self.roaming)
         if len(pool) > 1 and first.score >= 100:  # a shared name said exactly
-            if every_one(a, first, start, pool, self.all_words):
+            area = scope is not None and self._plural(a, first)  # "the blinds downstairs"
+            if every_one(a, first, start, pool, self.all_words, area):
                 return Targets(pool, first.start, first.end, "all", wrong_type=wrong_type)
             pool = self.area_words.pick(a, first, start, pool, self.quiet.__contains__)
         ask = len(pool) > 1
@@ -445,23 +449,6 @@ class TargetResolver:
     def _states(a: Analysis, start: int, end: int) -> set[str]:
         """The state words said in tokens[start:end] ("locked", "open")."""
         return {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
-
-
-def _narrow(
-    pool: list[Device], scope: AreaScope | None, origin: str | None, roaming: frozenset[str]
-) -> list[Device]:
-    """Of several devices, those in the named area, else in the origin's."""
-    tests: list[Callable[[Device], bool]] = []
-    if scope is not None:
-        tests.append(lambda d: scope.holds(d, roaming))
-    here = origin_scope(origin)
-    if here is not None and (scope is None or scope.everywhere):
-        tests.append(here.holds)
-    for test in tests:
-        inside = [d for d in pool if test(d)]
-        if inside:
-            return inside
-    return pool
 
 
 def _kind(types: set[str]) -> str | None:
