@@ -35,8 +35,9 @@ test: tools venv
 # then the second and third homes (written blind), the same way; the third, written last,
 # is measured, not worked on (its floors: as first measured, less a margin); the fourth
 # and fifth homes (written blind, issue 24), worked on folds 1-4 only, their floors the
-# figures reached less a margin (wrong-device actions are not at 0 yet: the fourth 5, 4
-# of them held out, the fifth 2, 1 held out; their ceilings are the counts reached); then two
+# figures reached less a margin (wrong-device actions are not at 0 yet: the third 1 and the
+# fourth 4, all held out, the fifth 2, 1 held out and "turn the heating up" in the bedroom,
+# whose label the big home's contradicts; their ceilings are the counts reached); then two
 # owner domains that are not home automation (tests/data/takeaway, tests/data/garden:
 # intents and list slots of the owner's own in YAML). --max-wrong-device N: at most N
 # parts act on a device outside the labelled ones (0 wherever the rows allow).
@@ -53,16 +54,16 @@ gate: venv
 		--min-fully-right 0.96 --max-wrong-device 0
 	$(BIN)/mnemolis --config tests/data/third_home eval tests/data/third_home/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
-		--min-intent-accuracy 0.90 --min-entity-accuracy 0.90 --min-value-accuracy 0.88 \
-		--min-fully-right 0.84 --max-wrong-device 2
+		--min-intent-accuracy 0.93 --min-entity-accuracy 0.95 --min-value-accuracy 0.93 \
+		--min-fully-right 0.90 --max-wrong-device 1
 	$(BIN)/mnemolis --config tests/data/fourth_home eval tests/data/fourth_home/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
-		--min-intent-accuracy 0.96 --min-entity-accuracy 0.93 --min-value-accuracy 0.92 \
-		--min-fully-right 0.92 --max-wrong-device 5
+		--min-intent-accuracy 0.96 --min-entity-accuracy 0.95 --min-value-accuracy 0.92 \
+		--min-fully-right 0.94 --max-wrong-device 4
 	$(BIN)/mnemolis --config tests/data/fifth_home eval tests/data/fifth_home/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
-		--min-intent-accuracy 0.89 --min-entity-accuracy 0.85 --min-value-accuracy 0.91 \
-		--min-fully-right 0.83 --max-wrong-device 2
+		--min-intent-accuracy 0.90 --min-entity-accuracy 0.89 --min-value-accuracy 0.93 \
+		--min-fully-right 0.87 --max-wrong-device 2
 	$(BIN)/mnemolis --config tests/data/takeaway eval tests/data/takeaway/sentences/*.jsonl \
 		--no-timing --errors 0 --holdout \
 		--min-intent-accuracy 0.95 --min-entity-accuracy 0.98 --min-value-accuracy 0.94 \
