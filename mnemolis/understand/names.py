@@ -31,7 +31,7 @@ from mnemolis.config import Config
 from mnemolis.core.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.meaningful_words import meaningful_words
-from mnemolis.understand.name_memo import NameMemo, device_named, of_type
+from mnemolis.understand.name_memo import NameMemo, alias_index, device_named, of_type
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.spacy_lite import Doc, PhraseMatcher
 from mnemolis.understand.text import TextPipeline, Token
@@ -80,7 +80,6 @@ class _Compiled:
     continuations: dict[str, list[tuple[str, str]]]  # a name's start -> (next word, id)
     name_words: dict[str, set[str]]  # device id -> the lemmas of its name's words
     word_index: dict[str, set[str]]  # a lemma -> the devices whose names have it
-    alias_index: dict[str, set[str]]  # a lemma -> the devices whose name or an alias has it
     vocabulary: set[str]  # every word of every spoken form
     lengths: list[int]  # len() of each of ``forms``
     memo: NameMemo = field(default_factory=NameMemo)  # answers asked again of this snapshot
@@ -187,7 +186,6 @@ class NameIndex:
         head_nouns: dict[str, list[str]] = {}
         name_words: dict[str, set[str]] = {}
         word_index: dict[str, set[str]] = {}
-        alias_index: dict[str, set[str]] = {}
         for device in devices.values():
             # the last word of its own name (an alias's is not: "coffee machine" makes
             # no "x-ray machine" a coffee maker)
@@ -196,9 +194,6 @@ class NameIndex:
             name_words[device.id] = set(lemmas)
             for lemma in lemmas:
                 word_index.setdefault(lemma, set()).add(device.id)
-            for alias in (device.name, *device.aliases):
-                for lemma in (t.lemma_ for t in doc(name_key(alias))):
-                    alias_index.setdefault(lemma, set()).add(device.id)
         day = self.config.slots.get("day")
         days = set(day.values) if day is not None else set()
         states = {s for words in self.config.device_states.values() for s in words}
@@ -238,7 +233,6 @@ class NameIndex:
             continuations,
             name_words,
             word_index,
-            alias_index,
             {w for form in keys for w in form.split()},
             sorted(len(f) for f in keys),
         )
@@ -312,8 +306,7 @@ class NameIndex:
     def noun_tiers(self, noun: str) -> list[list[Device]]:
         """`_noun_tiers`, worked out once per noun for this snapshot of the registry."""
         memo = self._compiled.memo.tiers
-        found = memo.get(noun)
-        if found is None:
+        if (found := memo.get(noun)) is None:
             found = memo[noun] = self._noun_tiers(noun)
         return [list(tier) for tier in found]
 
@@ -367,9 +360,9 @@ class NameIndex:
         return lemma in self._compiled.word_index
 
     def named_with(self, lemmas: list[str], aliases: bool = False) -> set[str]:
-        """The ids of the devices whose own names (or, with ``aliases``, a name or an
-        alias) have every one of these words."""
-        index = self._compiled.alias_index if aliases else self._compiled.word_index
+        """The ids of the devices whose own names (``aliases``: or one) have every word."""
+        c = self._compiled
+        index = alias_index(c.memo, c.devices, self.text.lemmas) if aliases else c.word_index
         found: set[str] | None = None
         for lemma in lemmas:
             ids = index.get(lemma, set())
