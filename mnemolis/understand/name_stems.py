@@ -3,8 +3,9 @@
 A device whose own name ends in a word for its own type ("stair lights", a
 light; "porch lamp") is also called by the words before that word, but only
 when those words are all a part says besides its verb ("turn off the
-stairs"): "night" in "set night mode" is no "night light", and an area or a
-type word said makes the usual rules apply. So is a device by any run of its
+stairs"): "night" in "set night mode" is no "night light", and an area said
+makes the usual rules apply (a type word only where no run of a name holds it:
+"tradfri bulb 3 off" is the "IKEA Tradfri Bulb 3"). So is a device by any run of its
 name's words that holds a word no dictionary has, a brand or a model ("the
 dyson" for "Dyson Pure Cool", "s31 03" for "Sonoff S31 03"); a run several
 devices share is all of them, to ask which. A brand heard slightly wrong ("the elgatto"),

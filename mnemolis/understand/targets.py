@@ -120,7 +120,7 @@ class TargetResolver:
                 for r in rooms or [h for h in fuzzy if h.kind == "room" and not h.alternatives]
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
-        if not devices and not rooms and not nouns_said:
+        if not devices and not rooms:  # (a brand run may hold a type word: "tradfri bulb")
             devices = self.stems.hits(a, start, end, skip)  # "turn off the stairs"
         origin = self.names.canonical_room(a.origin_room)
         found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
