@@ -66,6 +66,8 @@ class IntentSpec:
     action: str | None = None  # the device action an mqtt intent performs
     implies: str | None = None  # the device type meant when none is named ("dim a bit")
     area_means: str | None = None  # the type an area said alone means ("turn off the kitchen")
+    #: kinds its words may mean that it cannot act on ("open the door": a lock's door)
+    also_means: list[str] = field(default_factory=list)
     undo: str | None = None  # the intent that puts it back: "turn on the fan for 10 minutes"
     condition: bool = False  # may be the "if" part of a conditional
     avoid: list[Phrase] = field(default_factory=list)  # words that argue against it
@@ -190,6 +192,7 @@ def load_examples(raw: Any, name: str, at: At, problems: Problems) -> list[Examp
 INTENT_KEYS = (
     "source",
     "area_means",
+    "also_means",
     "phrases",
     "slots",
     "requires",
@@ -308,6 +311,12 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
                 f"intent {name!r}: area_means {area_means!r}, which is not one of its device_types"
             )
         )
+    also_means: list[str] = []
+    with problems.each():
+        also_means = as_strings(data.get("also_means"), at / "also_means", "also_means")
+    for i, dtype in enumerate(also_means):
+        if dtype not in TYPE_ACTIONS:
+            problems.add((at / "also_means" / i).error(f"intent {name!r}: unknown type {dtype!r}"))
     action = _action(name, data.get("action"), device_types, at / "action", problems)
     for phrase in phrases:
         if "{" in phrase.text:
@@ -334,6 +343,7 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         action=action,
         implies=implies,
         area_means=area_means,
+        also_means=also_means,
         undo=undo,
         condition=bool(data.get("condition", False)),
         avoid=avoid,

@@ -9,6 +9,7 @@ A device with no area is in none of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemolis.core.devices import Device, Floor
@@ -116,3 +117,20 @@ def origin_scope(origin: str | None) -> AreaScope | None:
     if origin is None:
         return None
     return AreaScope(frozenset({origin}), room=origin, said=origin)
+
+
+def narrow(
+    pool: list[Device], scope: AreaScope | None, origin: str | None, roaming: frozenset[str]
+) -> list[Device]:
+    """Of several devices, those in the named area, else in the origin's."""
+    tests: list[Callable[[Device], bool]] = []
+    if scope is not None:
+        tests.append(lambda d: scope.holds(d, roaming))
+    here = origin_scope(origin)
+    if here is not None and (scope is None or scope.everywhere):
+        tests.append(here.holds)
+    for test in tests:
+        inside = [d for d in pool if test(d)]
+        if inside:
+            return inside
+    return pool

@@ -11,10 +11,10 @@ the home is never answered from an older one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry, name_key
 
 
 @dataclass
@@ -24,6 +24,8 @@ class NameMemo:
     tiers: dict[str, list[list[Device]]] = field(default_factory=dict)  # noun -> tiers
     labels: dict[str, str | None] = field(default_factory=dict)  # label -> id, or None
     types: dict[str, list[Device]] = field(default_factory=dict)  # type -> its devices
+    #: a lemma -> the devices whose name or an alias has it (worked out when first asked)
+    aliased: dict[str, set[str]] | None = None
 
 
 def device_named(memo: NameMemo, registry: DeviceRegistry, label: str) -> Device | None:
@@ -43,3 +45,19 @@ def of_type(memo: NameMemo, devices: Iterable[Device], device_type: str) -> list
     if found is None:
         found = memo.types[device_type] = [d for d in devices if d.type == device_type]
     return found
+
+
+def alias_index(
+    memo: NameMemo, devices: dict[str, Device], lemmas: Callable[[str], list[str]]
+) -> dict[str, set[str]]:
+    """Each word of a device's name or of an alias (``lemmas``: a name's lemmas) to the
+    devices that have it: "ceiling" is the "Bedroom Ceiling"'s and the kitchen light's
+    aliased "kitchen ceiling light"."""
+    if memo.aliased is None:
+        index: dict[str, set[str]] = {}
+        for device in devices.values():
+            for name in (device.name, *device.aliases):
+                for lemma in lemmas(name_key(name)):
+                    index.setdefault(lemma, set()).add(device.id)
+        memo.aliased = index
+    return memo.aliased

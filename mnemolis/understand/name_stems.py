@@ -3,14 +3,19 @@
 A device whose own name ends in a word for its own type ("stair lights", a
 light; "porch lamp") is also called by the words before that word, but only
 when those words are all a part says besides its verb ("turn off the
-stairs"): "night" in "set night mode" is no "night light", and an area or a
-type word said makes the usual rules apply. So is a device by any run of its
+stairs"): "night" in "set night mode" is no "night light", and an area said
+makes the usual rules apply (a type word only where no run of a name holds it:
+"tradfri bulb 3 off" is the "IKEA Tradfri Bulb 3"). So is a device by any run of its
 name's words that holds a word no dictionary has, a brand or a model ("the
 dyson" for "Dyson Pure Cool", "s31 03" for "Sonoff S31 03"); a run several
-devices share is all of them, to ask which.
+devices share is all of them, to ask which. A brand heard slightly wrong ("the elgatto"),
+said in words no dictionary has either, is the one brand close enough to it
+(`fuzzy_name_cutoff`, with `fuzzy_name_margin` over the next), as a weaker hit.
 """
 
 from __future__ import annotations
+
+from rapidfuzz import fuzz, process
 
 from mnemolis.core.devices import Device, name_key
 from mnemolis.understand.analysis import Analysis
@@ -28,6 +33,7 @@ class NameStems:
         self.quiet = quiet
         self._built_for: dict[str, Device] | None = None
         self._stems: dict[str, list[str]] = {}
+        self._brands: list[str] = []
 
     def hits(self, a: Analysis, start: int, end: int, skip: set[int]) -> list[NameHit]:
         """The devices whose stem is every word of tokens[start:end] but the verb's
@@ -40,13 +46,29 @@ class NameStems:
         if not said or said[-1] - said[0] + 1 != len(said):
             return []
         stem = " ".join(a.tokens[i].lemma for i in said)
-        ids = self._index().get(stem, [])
-        return [NameHit("device", i, said[0], said[-1] + 1, STEM_SCORE) for i in ids]
+        index = self._index()
+        ids, score = index.get(stem, []), STEM_SCORE
+        if not ids and not any(self.names.text.is_dictionary_word(a.tokens[i].lower) for i in said):
+            stem, score = self._heard(stem)  # "the elgatto"
+            ids = index.get(stem, [])
+        return [NameHit("device", i, said[0], said[-1] + 1, score) for i in ids]
+
+    def _heard(self, said: str) -> tuple[str, float]:
+        """The brand run close enough to ``said``, and how close; else none."""
+        found = process.extract(said, self._brands, scorer=fuzz.ratio, limit=2)
+        cutoff, margin = self.names.fuzzy_cutoff, self.names.fuzzy_margin
+        if not found or found[0][1] < cutoff:
+            return "", 0.0
+        if len(found) > 1 and found[0][1] - found[1][1] < margin:
+            return "", 0.0
+        return found[0][0], min(found[0][1], STEM_SCORE - 1)
 
     def _index(self) -> dict[str, list[str]]:
         devices = self.names.devices
         if devices is not self._built_for:
             self._stems = _stems(self.names, devices)
+            known = self.names.text.is_dictionary_word
+            self._brands = [s for s in self._stems if not all(map(known, s.split()))]
             self._built_for = devices
         return self._stems
 

@@ -31,7 +31,7 @@ from mnemolis.config import Config
 from mnemolis.core.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.meaningful_words import meaningful_words
-from mnemolis.understand.name_memo import NameMemo, device_named, of_type
+from mnemolis.understand.name_memo import NameMemo, alias_index, device_named, of_type
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.spacy_lite import Doc, PhraseMatcher
 from mnemolis.understand.text import TextPipeline, Token
@@ -306,8 +306,7 @@ class NameIndex:
     def noun_tiers(self, noun: str) -> list[list[Device]]:
         """`_noun_tiers`, worked out once per noun for this snapshot of the registry."""
         memo = self._compiled.memo.tiers
-        found = memo.get(noun)
-        if found is None:
+        if (found := memo.get(noun)) is None:
             found = memo[noun] = self._noun_tiers(noun)
         return [list(tier) for tier in found]
 
@@ -360,9 +359,10 @@ class NameIndex:
         """True when some device's own name has this word."""
         return lemma in self._compiled.word_index
 
-    def named_with(self, lemmas: list[str]) -> set[str]:
-        """The ids of the devices whose own names have every one of these words."""
-        index = self._compiled.word_index
+    def named_with(self, lemmas: list[str], aliases: bool = False) -> set[str]:
+        """The ids of the devices whose own names (``aliases``: or one) have every word."""
+        c = self._compiled
+        index = alias_index(c.memo, c.devices, self.text.lemmas) if aliases else c.word_index
         found: set[str] | None = None
         for lemma in lemmas:
             ids = index.get(lemma, set())

@@ -236,10 +236,10 @@ class TimeReader:
             if hour > 24 or minute > 59:
                 return None
             return hour, minute, i + 1, ":" in word, word.startswith("0")
-        if not word.isdigit() or int(word) > 24:
+        if not word.isdecimal() or int(word) > 24:
             return None
         hour, j, minute = int(word), i + 1, 0
-        if j < end and words[j].isdigit() and len(words[j]) == 2 and int(words[j]) < 60:
+        if j < end and words[j].isdecimal() and len(words[j]) == 2 and int(words[j]) < 60:
             minute, j = int(words[j]), j + 1  # "7 30" (from "seven thirty")
         sure = False
         if (oclock := self.oclock.longest(words, j, end)) is not None:
@@ -255,7 +255,7 @@ class TimeReader:
             j += 1
         if j < end and words[j] in self.fractions:
             minutes, j = round(60 * self.fractions[words[j]]), j + 1
-        elif j < end and words[j].isdigit() and int(words[j]) < 60:
+        elif j < end and words[j].isdecimal() and int(words[j]) < 60:
             minutes, j = int(words[j]), j + 1
             if j < end and words[j] in ("minute", "minutes"):
                 j += 1
@@ -263,7 +263,7 @@ class TimeReader:
         if relation is None or minutes is None:
             return None
         j = relation[1]
-        if j >= end or not words[j].isdigit() or not 0 <= int(words[j]) <= 24:
+        if j >= end or not words[j].isdecimal() or not 0 <= int(words[j]) <= 24:
             return None
         hour = int(words[j])
         if relation[0] == "to":

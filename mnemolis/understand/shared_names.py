@@ -3,9 +3,10 @@
 "turn off the ceiling fans", "all the ceiling fans": a shared name said in the
 plural (its own name is singular) or with an all-word means every device of
 that name, not "which one". "the kids desk lamp": a word said just before a
-shared name that belongs to the name of one area only, the area of some of
-them (the "kids room", "emma's room"), picks those; a word of several areas
-("room"), or of none of theirs, picks nothing and the part still asks which one.
+shared name that belongs to the name of one of their areas only (the "kids room",
+"emma's room"; "bedroom" of a living room's and a master bedroom's), picks those; a word
+of several of their areas ("room"), or of none, picks nothing and the part still asks
+which one.
 A name said with an area none of its devices is in ("the upstairs ecobee") is the
 device named with the same words that is in that area ("Ecobee Upstairs").
 """
@@ -21,15 +22,22 @@ from mnemolis.understand.names import NameHit, NameIndex
 
 
 def every_one(
-    a: Analysis, hit: NameHit, start: int, devices: list[Device], all_words: set[str]
+    a: Analysis,
+    hit: NameHit,
+    start: int,
+    devices: list[Device],
+    all_words: set[str],
+    area: bool = False,
 ) -> bool:
-    """True when the shared name is said in the plural or after an all-word."""
+    """True when the shared name is said in the plural or after an all-word; a plural
+    name ("Blinds") said with an area holding several (``area``: "the blinds downstairs")
+    is all of them there too."""
     if any(a.tokens[i].lower in all_words for i in range(start, hit.start)):
         return True
     last = a.tokens[hit.end - 1]
     plural = last.lower != last.lemma and last.lower.endswith("s")
     own = {d.name.lower().split()[-1] for d in devices if d.name.split()}
-    return plural and last.lower not in own
+    return area or (plural and last.lower not in own)
 
 
 class AreaWords:
@@ -69,9 +77,12 @@ class AreaWords:
         if not said:
             return pool
         words = self.words()
+        # of the areas the devices are in: "bedroom" is the master bedroom's, of the two
+        # ceiling fans' areas, whatever other bedrooms there are
+        theirs = [w for room, w in words.items() if any(d.room == room for d in pool)]
         for word in said:
-            if sum(word in w for w in words.values()) != 1:
-                continue  # "room", "upstairs": a word of several areas picks none
+            if sum(word in w for w in theirs) != 1:
+                continue  # "room", "upstairs": a word of several of their areas picks none
             having = [d for d in pool if d.room is not None and word in words.get(d.room, ())]
             if having and len(having) < len(pool):
                 return having

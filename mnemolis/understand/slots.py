@@ -158,6 +158,8 @@ class SlotExtractor:
                 out.covered.update(range(found.start, found.end))  # the name said
         elif len(labels) == 1:
             out.fills["device"] = SlotFill("device", labels[0], found.start, found.end, found.how)
+            if found.how == "exact":  # "set the heat pump to cool": a name holds no value
+                out.covered.update(range(found.start, found.end))
         else:
             out.fills["device"] = SlotFill("device", sorted(labels), found.start, found.end, "all")
 

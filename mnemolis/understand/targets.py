@@ -14,18 +14,20 @@ has, or its id), so execution acts on exactly what was resolved.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.core.devices import Device
 from mnemolis.understand.analysis import Analysis
-from mnemolis.understand.areas import AreaScope, origin_scope, scope_of, union
+from mnemolis.understand.areas import AreaScope, narrow, origin_scope, scope_of, union
+from mnemolis.understand.fuller_names import fuller
+from mnemolis.understand.house_wide import house_wide, spoken_here
 from mnemolis.understand.kinds import KindFilter, names_it
 from mnemolis.understand.name_stems import NameStems
 from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
+from mnemolis.understand.shared_nouns import rivals
 from mnemolis.understand.unknown_names import UnknownNames
 from mnemolis.understand.work_words import work_said
 
@@ -118,7 +120,7 @@ class TargetResolver:
                 for r in rooms or [h for h in fuzzy if h.kind == "room" and not h.alternatives]
                 if not any(d.start <= r.start and r.end <= d.end for d in devices)
             ]
-        if not devices and not rooms and not nouns_said:
+        if not devices and not rooms:  # (a brand run may hold a type word: "tradfri bulb")
             devices = self.stems.hits(a, start, end, skip)  # "turn off the stairs"
         origin = self.names.canonical_room(a.origin_room)
         found = [s for r in rooms if (s := scope_of(r, self.names.floors, origin)) is not None]
@@ -133,6 +135,9 @@ class TargetResolver:
             # (its words stay unexplained: "the temperature in pheonix" may be a place's)
             asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
             return Targets([], *lost, "unknown", covered=asked, unknown=a.span_text(*lost)), None
+        if devices:  # "the floor lamp": the "LR Floor Lamp 2", not a "Lamp"
+            taken = skip | set(_tokens(rooms))
+            devices = fuller(self.names, a, devices, start, taken, self.quiet) or devices
         if devices and self._generic_name(a, devices[0], types, scope, origin):
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
         if devices:
@@ -168,6 +173,8 @@ class TargetResolver:
         taken = {i for h in rooms for i in range(h.start, h.end)}
         nouns = longest([h for h in hits if h.kind == "noun" and h.start not in taken])
         said_all = any(a.tokens[i].lower in self.all_words for i in range(start, end))
+        # ("the kitchen one" picks among options: no area alone)
+        referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
         if said_all and scope is None:
             origin = None  # "turn off all the lights": the whole house, wherever it is said
         wants_all = said_all or (scope is not None and scope.everywhere)
@@ -198,6 +205,8 @@ class TargetResolver:
                 # can "the feeder portions" (a number) be the lights a brightness implies
                 # ("set the temperature to 70" says its own quantity, not a sensor)
                 return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
+            if tiers and (rival := rivals(self.names, noun.key, types, intent.also_means, scope)):
+                return Targets([*tiers[0], *rival], *span, how, True, _tokens(nouns))  # which door?
         if tiers:
             pass  # a type noun named them
         elif scope is not None or asked:
@@ -213,8 +222,6 @@ class TargetResolver:
                 if wanted or asked
                 else [list(all_devices)]
             )
-            # ("the kitchen one" picks among options: no area alone)
-            referred = any(r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms)
             alone = not asked and not said_all and not referred
             if alone and intent.area_means and scope is not None:
                 # "turn off the kitchen": an area said alone is its lights (the type
@@ -229,10 +236,11 @@ class TargetResolver:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
         candidates, where = _first(tiers, scope, origin, roaming)
+        here = not candidates and spoken_here(rooms)  # "make it 21 in here", none in here
+        if how in ("implied", "room") and origin and (not where or here):  # "I'm cold"
+            candidates = house_wide(candidates or tiers[0], self.names) or candidates
         alone = not nouns and not asked and not said_all and intent.area_means is not None
-        alone = alone and not any(
-            r.end < end and a.tokens[r.end].lower in self.pronouns for r in rooms
-        )
+        alone = alone and not referred
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
         covered = _tokens(nouns)
@@ -357,9 +365,10 @@ class TargetResolver:
         wrong_type = bool(found) and not able
         pool = namesake_in(self.names, said, able or found, scope, self.roaming)
         if len(pool) > 1:
-            pool = _narrow(pool, scope, origin, self.roaming)
+            pool = narrow(pool, scope, origin, self.roaming)
         if len(pool) > 1 and first.score >= 100:  # a shared name said exactly
-            if every_one(a, first, start, pool, self.all_words):
+            area = scope is not None and self._plural(a, first)  # "the blinds downstairs"
+            if every_one(a, first, start, pool, self.all_words, area):
                 return Targets(pool, first.start, first.end, "all", wrong_type=wrong_type)
             pool = self.area_words.pick(a, first, start, pool, self.quiet.__contains__)
         ask = len(pool) > 1
@@ -383,7 +392,7 @@ class TargetResolver:
         if longer:
             return longer
         cut = self.names.continued(phrase, a.tokens[first.end].lower)
-        if not cut:
+        if not cut or any(w.start == first.end for w in a.slot_words):  # "the ecobee up 1"
             return []
         # "the bulb end": the "bulb", or the "bulb enddevice" cut short? Ask.
         others = tuple(i for i in cut if i != first.key)
@@ -420,8 +429,8 @@ class TargetResolver:
         last = a.tokens[hit.end - 1]
         plural = last.lower != last.lemma and last.lower.endswith("s")
         if device.type in noun_types:
-            # "landing lights off": every light on the landing, the "landing light" among them
-            return plural and area is not None and device.room == area and start > hit.start
+            # "landing lights off", "the fans": all there, the "landing light", "Fan" among them
+            return plural and (area is None or (device.room == area and start > hit.start))
         able = not intent.device_types or device.type in types
         if start == hit.start and not plural and able and names_it(self.names, noun, device):
             return False  # "is the dehumidifier running": the switch called so
@@ -440,23 +449,6 @@ class TargetResolver:
     def _states(a: Analysis, start: int, end: int) -> set[str]:
         """The state words said in tokens[start:end] ("locked", "open")."""
         return {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
-
-
-def _narrow(
-    pool: list[Device], scope: AreaScope | None, origin: str | None, roaming: frozenset[str]
-) -> list[Device]:
-    """Of several devices, those in the named area, else in the origin's."""
-    tests: list[Callable[[Device], bool]] = []
-    if scope is not None:
-        tests.append(lambda d: scope.holds(d, roaming))
-    here = origin_scope(origin)
-    if here is not None and (scope is None or scope.everywhere):
-        tests.append(here.holds)
-    for test in tests:
-        inside = [d for d in pool if test(d)]
-        if inside:
-            return inside
-    return pool
 
 
 def _kind(types: set[str]) -> str | None:

@@ -100,7 +100,9 @@ class UnknownNames:
             i -= 1
         if not words:
             return tiers, None
-        having = self.names.named_with(words)
+        # an alias's words too: "the ceiling light" is the kitchen's "kitchen ceiling
+        # light" as much as the "bedroom ceiling", so one of them is asked about
+        having = self.names.named_with(words, aliases=True)
         if having:
             for tier in tiers:
                 narrowed = [d for d in tier if d.id in having]
