@@ -31,6 +31,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import random
 import resource
 import statistics
@@ -83,7 +84,7 @@ def render(text: str, n: int, cache: Path) -> Path:
             subprocess.run(
                 ["espeak-ng", "-v", voice, "-s", str(speed), "-w", raw.name, text], check=True
             )
-            tmp = out.with_suffix(".tmp.wav")
+            tmp = out.with_suffix(f".{os.getpid()}.tmp.wav")  # two runs may render at once
             subprocess.run(
                 ["sox", "-q", raw.name, "-r", str(RATE), "-c", "1", "-b", "16", str(tmp)],
                 check=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from mnemolis.config import At, ConfigError, load_config
 from mnemolis.core.heard import Heard
-from mnemolis.evaluation.speech import word_errors
+from mnemolis.evaluation.speech import word_errors, words
 from mnemolis.voice.recognise import (
     PocketsphinxRecogniser,
     RecogniserSettings,
@@ -262,6 +263,31 @@ def test_word_errors_is_an_edit_distance(ref: list[str], hyp: list[str]) -> None
     assert abs(len(ref) - len(hyp)) <= errors <= max(len(ref), len(hyp))
 
 
+@pytest.mark.parametrize(
+    ("said", "heard"),
+    [
+        ("set a timer for 1 hour", "set a timer for one hour"),
+        ("set a timer for 3 hours and 10 minutes", "set a timer for three hours and ten minutes"),
+        (
+            "set Bed Light brightness to 75 percent",
+            "set bed light brightness to seventy five percent",
+        ),
+    ],
+)
+def test_numbers_score_the_same_in_digits_and_in_words(said: str, heard: str) -> None:
+    normalize = load_understander_normalize()
+    assert words(said, normalize) == words(heard, normalize)
+    wrong = heard.replace("one", "two").replace("three", "four").replace("five", "six")
+    assert words(said, normalize) != words(wrong, normalize)
+
+
+def load_understander_normalize() -> Callable[[str], str]:
+    from mnemolis.understand import Understander
+
+    normalizer = Understander(load_config()).normalizer
+    return lambda text: normalizer.normalize(text).text
+
+
 _word = st.builds(
     Word,
     text=st.sampled_from(["turn", "on", "lamp", "what"]),
@@ -294,8 +320,11 @@ def test_eval_scores_rows_with_audio(tmp_path: Path, monkeypatch: pytest.MonkeyP
     write_wav(str(tmp_path / "b.wav"), speak("what time is it"))
     write_wav(str(tmp_path / "c.wav"), noise(1.5))
     rows = [
-        {"text": "turn off the lights in the bedroom", "intent": "device.turn_off",
-         "audio": "a.wav"},
+        {
+            "text": "turn off the lights in the bedroom",
+            "intent": "device.turn_off",
+            "audio": "a.wav",
+        },
         {"text": "what time is it", "intent": "clock.time", "audio": "b.wav"},
         {"text": "play some jazz on the radio", "intent": None, "audio": "c.wav"},
     ]

@@ -21,6 +21,7 @@ from mnemolis.core.heard import Heard
 from mnemolis.evaluation.compare import RowResult
 from mnemolis.evaluation.datasets import DataError, Row
 from mnemolis.evaluation.metrics import percentile
+from mnemolis.voice.recognise.spoken import number_words
 from mnemolis.voice.stages import Audio, AudioFormat
 
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
@@ -42,7 +43,10 @@ def hear(rows: Sequence[Row], transcribe: Callable[[Audio], Heard]) -> list[Hear
 
 
 def words(text: str, normalize: Callable[[str], str]) -> list[str]:
-    return _WORDS.findall(normalize(text).lower()) if text else []
+    """The words as scored: normalised as understanding does, numbers in words (the
+    normaliser leaves "one hour" as it is and writes "1 hour" in digits)."""
+    found = _WORDS.findall(normalize(text).lower()) if text else []
+    return [w for t in found for w in (number_words(int(t)) if t.isdecimal() else [t])]
 
 
 def word_errors(ref: Sequence[str], hyp: Sequence[str]) -> int:

@@ -30,6 +30,9 @@ NAME_CLASSES = ("device", "area", "floor")
 #: said (the same words, told apart).
 FREE = "free"
 GARBAGE = "garbage"
+#: Open-ended names the sources keep: their words may still be garbage (a request
+#: naming one is said with words of a sentence, which garbage never has).
+KEPT_NAMES = ("item", "music", "title")
 NUMBER = "number"
 #: Sentence start and end, as the language model writes them.
 EDGES = ("<s>", "</s>")
@@ -181,7 +184,7 @@ def garbage_words(vocab: Vocabulary, words: Iterable[tuple[str, float]], count: 
     out-of-vocabulary sentence is (a decoded path through them says it was none)."""
     used = {t for tpl in vocab.templates for t in tpl.tokens if not is_class(t)}
     for cls, members in vocab.classes.items():
-        if cls != FREE:
+        if cls != FREE and cls not in KEPT_NAMES:
             used.update(w for key in members for w in key)
     kept = 0
     for word, _weight in words:
