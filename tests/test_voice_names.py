@@ -40,7 +40,7 @@ def stocked(config: Config, state: Path, done: tuple[str, ...], pending: tuple[s
 
 
 def test_an_empty_home_hears_common_items(config: Config, tmp_path: Path) -> None:
-    vocab = gather(config, RecogniserSettings(), None, kept_names(config, tmp_path)())
+    vocab = gather(config, RecogniserSettings(), None, kept_names(tmp_path)(config))
     items = vocab.classes["item"]
     assert ("apples",) in items and ("toilet", "paper") in items
     assert ("quinoa",) not in items
@@ -48,7 +48,7 @@ def test_an_empty_home_hears_common_items(config: Config, tmp_path: Path) -> Non
 
 def test_every_item_a_list_has_held_is_a_name(config: Config, tmp_path: Path) -> None:
     stocked(config, tmp_path, done=("quinoa",), pending=("Sriracha sauce",))
-    names = kept_names(config, tmp_path)()
+    names = kept_names(tmp_path)(config)
     assert names == {"item": ["Sriracha sauce", "quinoa"]} or names == {
         "item": ["quinoa", "Sriracha sauce"]
     }
@@ -62,7 +62,7 @@ def test_a_broken_list_store_is_no_names(config: Config, tmp_path: Path, broken:
     path = load_lists_settings(config, tmp_path).path
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(broken * 100)
-    assert kept_names(config, tmp_path)() in ({}, {"item": []})
+    assert kept_names(tmp_path)(config) in ({}, {"item": []})
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_an_item_is_heard_in_a_request(
     require_voice()
     state = tmp_path_factory.mktemp("state")
     stocked(config, state, done=("quinoa",), pending=())
-    r = PocketsphinxRecogniser(config, RecogniserSettings(), state, None, kept_names(config, state))
+    r = PocketsphinxRecogniser(config, RecogniserSettings(), state, None, kept_names(state))
     try:
         r.wait_ready()
         heard = asyncio.run(r.transcribe(speak(said)))
@@ -93,7 +93,7 @@ def test_the_players_library_names_are_names(
     home = with_players(
         config, {"name": "living room", "host": mpd_server.host, "port": mpd_server.port}
     )
-    music = kept_names(home, tmp_path)()["music"]
+    music = kept_names(tmp_path)(home)["music"]
     for name in ("Hall & Oates", "Rich Girl", "Workout", "Rock", "Sam Sparro"):
         assert name in music
     assert len(music) == len(set(music))
@@ -105,7 +105,7 @@ def test_a_player_that_is_down_gives_no_music_and_the_rest_still_comes(
     stocked(config, tmp_path, done=(), pending=("quinoa",))
     nowhere = Nowhere()
     home = with_players(config, {"name": "living room", "host": nowhere.host, "port": nowhere.port})
-    assert kept_names(home, tmp_path)() == {"item": ["quinoa"]}
+    assert kept_names(tmp_path)(home) == {"item": ["quinoa"]}
 
 
 def test_the_local_books_titles_are_names(
@@ -113,5 +113,23 @@ def test_the_local_books_titles_are_names(
 ) -> None:
     books = {"books": [str(test_zims.main), str(test_zims.corrupt), str(test_zims.missing)]}
     home = dataclasses.replace(config, sources={**config.sources, "kiwix": books})
-    titles = kept_names(home, tmp_path)()["title"]
+    titles = kept_names(tmp_path)(home)["title"]
     assert "Ada Lovelace" in titles and "Mercury" in titles
+
+
+def test_a_reload_reads_the_names_of_the_new_configuration(config: Config, tmp_path: Path) -> None:
+    require_voice()
+    seen: list[Config] = []
+
+    def names(given: Config) -> dict[str, list[str]]:
+        seen.append(given)
+        return {}
+
+    other = dataclasses.replace(config, sources={**config.sources, "lists": {"file": "b.db"}})
+    r = PocketsphinxRecogniser(config, RecogniserSettings(), tmp_path, None, names)
+    try:
+        r.wait_ready()
+        r.reload(other).result()
+    finally:
+        r.close()
+    assert seen == [config, other]

@@ -44,7 +44,7 @@ def load_recogniser(
         raise StageError("mnemolis.voice.recognise has no create_recogniser")
     from mnemolis.voice.kept_names import kept_names
 
-    names = kept_names(config, state_dir)
+    names = kept_names(state_dir)
     recogniser: Recogniser = create(config, settings, state_dir, registry, names)
     return recogniser
 

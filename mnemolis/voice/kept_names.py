@@ -32,10 +32,11 @@ MUSIC_KINDS = ("artist", "album", "genre", "playlist", "title")
 Names = dict[str, list[str]]
 
 
-def kept_names(config: Config, state_dir: Path) -> Callable[[], Names]:
-    """A callable giving {"item": [...], "music": [...], "title": [...]} as they are now."""
+def kept_names(state_dir: Path) -> Callable[[Config], Names]:
+    """A callable giving {"item": [...], "music": [...], "title": [...]} as they are now,
+    for the configuration it is given (a reload may have changed the sources)."""
 
-    def names() -> Names:
+    def names(config: Config) -> Names:
         out: Names = {}
         for kind, read in (("item", list_items), ("music", music_names), ("title", titles)):
             try:

@@ -41,13 +41,14 @@ def create_recogniser(
     settings: RecogniserSettings | object | None = None,
     state_dir: Path | None = None,
     registry: DeviceRegistry | None = None,
-    names: Callable[[], Mapping[str, Iterable[str]]] | None = None,
+    names: Callable[[Config], Mapping[str, Iterable[str]]] | None = None,
 ) -> PocketsphinxRecogniser:
     """The recogniser for this configuration, compiling in the background.
 
     ``registry``: the home as the daemon sees it (YAML devices, discovery); a change
     to it recompiles after a short pause. ``names``: a callable giving the names the
-    sources keep ({"item": [...], "music": [...], "title": [...]}), read at each compile.
+    sources keep ({"item": [...], "music": [...], "title": [...]}) for the configuration
+    it is given, read at each compile.
     ``settings``: the recogniser's own, or the pipeline's ``VoiceSettings`` (its
     ``recogniser:`` mapping is read here, with file and line), or None (the file's)."""
     if not isinstance(settings, RecogniserSettings):

@@ -47,7 +47,7 @@ class PocketsphinxRecogniser:
         settings: RecogniserSettings,
         state_dir: Path,
         registry: DeviceRegistry | None = None,
-        names: Callable[[], Mapping[str, Iterable[str]]] | None = None,
+        names: Callable[[Config], Mapping[str, Iterable[str]]] | None = None,
     ) -> None:
         self.settings = settings
         self.state_dir = state_dir
@@ -69,7 +69,7 @@ class PocketsphinxRecogniser:
     def _build(self) -> Compiled:
         try:
             config = self._config
-            names = self._names() if self._names else {}
+            names = self._names(config) if self._names else {}
             vocab = gather(config, self.settings, self._registry, names)
             compiled = compile_cached(
                 vocab,
