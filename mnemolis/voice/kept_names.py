@@ -91,7 +91,10 @@ def _book_titles(path: Path, limit: int) -> Iterator[str]:
 
     try:
         archive = Archive(str(path))
-        entry_by_id = archive._get_entry_by_id  # no public iteration (as zim_local reads)
+        # no public iteration (zim_local reads entries the same way, where it can)
+        entry_by_id = getattr(archive, "_get_entry_by_id", None)
+        if entry_by_id is None:
+            return
         for i in range(min(archive.entry_count, max(0, limit))):
             title = str(entry_by_id(i).title)
             if title:
