@@ -22,7 +22,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from bench.chaos import (
+from bench.chaos_judge import (
     LOST,
     Row,
     attempt,
