@@ -28,11 +28,14 @@ from tests.support_routines import owner_dir
 from tests.support_targets import ids_of
 from tests.test_properties_targets import (  # the generated homes of the targets properties
     AREAS,
+    KIND,
     KINDS,
     PROPERTY,
     Spec,
     _furnished,
     _rooms,
+    _said,
+    furnishings,
     home,  # noqa: F401 (a fixture)
     specs,
 )
@@ -69,9 +72,9 @@ def test_all_x_except_y_never_acts_on_y(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=12),
+    found=furnishings(12),
     area=st.sampled_from(AREAS),
-    kind=st.sampled_from(sorted(KINDS)),
+    kind=KIND,
     data=st.data(),
 )
 def test_all_x_except_an_area_never_acts_in_it(
@@ -82,9 +85,8 @@ def test_all_x_except_an_area_never_acts_in_it(
     data: st.DataObject,
 ) -> None:
     u, registry, devices = _furnished(home, found)
-    verb, plurals, _ = KINDS[kind]
     cue = data.draw(st.sampled_from(EXCEPT))
-    text = f"{verb} all the {data.draw(st.sampled_from(plurals))} {cue} the {area}"
+    text = _said(kind, data, f"{{verb}} all the {{noun}} {cue} the {area}")
     rooms = _rooms(devices)
     assert all(rooms.get(i) != area for i in _acted_on(u, registry, text)), text
 
@@ -96,9 +98,9 @@ unknown_words = st.lists(st.sampled_from(SYLLABLES), min_size=2, max_size=3).map
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=12),
+    found=furnishings(12),
     word=unknown_words,
-    kind=st.sampled_from(sorted(KINDS)),
+    kind=KIND,
     data=st.data(),
 )
 def test_a_name_not_in_the_home_never_acts_on_another_device(

@@ -109,6 +109,22 @@ def _rooms(devices: list[Device]) -> dict[str, str | None]:
     return {d.id: d.room for d in devices}
 
 
+def furnishings(most: int = 14) -> st.SearchStrategy[list[Spec]]:
+    """The devices of a generated home: one to ``most``."""
+    return st.lists(specs(), min_size=1, max_size=most)
+
+
+#: A device type of `KINDS`, for a request about all of that type.
+KIND = st.sampled_from(sorted(KINDS))
+
+
+def _said(kind: str, data: st.DataObject, phrase: str) -> str:
+    """``phrase`` with ``{verb}`` the verb of ``kind`` and ``{noun}`` one of its plural
+    type words (drawn): how a request about all of a type is said."""
+    verb, plurals, _ = KINDS[kind]
+    return phrase.format(verb=verb, noun=data.draw(st.sampled_from(plurals)))
+
+
 def _selected(u: Understander, registry: DeviceRegistry, text: str) -> list[str]:
     ids: list[str] = []
     for part in u.understand(text).parts():
@@ -127,8 +143,7 @@ def _selected_rooms(
     """The home furnished with ``found``, ``phrase`` said with a verb and a plural type
     word of ``kind``: the text, and the area of every device acted on or offered."""
     u, registry, devices = _furnished(home, found)
-    verb, plurals, _ = KINDS[kind]
-    text = phrase.format(verb=verb, noun=data.draw(st.sampled_from(plurals)))
+    text = _said(kind, data, phrase)
     rooms = _rooms(devices)
     return text, [rooms.get(ident) for ident in _selected(u, registry, text)]
 
@@ -140,8 +155,8 @@ PROPERTY = settings(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
-    kind=st.sampled_from(sorted(KINDS)),
+    found=furnishings(),
+    kind=KIND,
     area=st.sampled_from(AREAS),
     data=st.data(),
 )
@@ -159,8 +174,8 @@ def test_a_named_area_never_selects_a_device_outside_it(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
-    kind=st.sampled_from(sorted(KINDS)),
+    found=furnishings(),
+    kind=KIND,
     floor=st.sampled_from(FLOORS),
     data=st.data(),
 )
@@ -180,8 +195,8 @@ def test_a_named_floor_never_selects_a_device_off_it(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
-    kind=st.sampled_from(sorted(KINDS)),
+    found=furnishings(),
+    kind=KIND,
     floor=st.sampled_from(FLOORS),
     area=st.sampled_from(AREAS),
     data=st.data(),
@@ -205,7 +220,7 @@ def test_a_room_said_with_a_floor_is_that_room_on_it(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
+    found=furnishings(),
     area=st.sampled_from(AREAS),
     verb=st.sampled_from(["turn off", "switch on", "turn on"]),
 )
@@ -228,8 +243,8 @@ def test_an_area_said_alone_is_its_lights_or_asks(
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
-    kind=st.sampled_from(sorted(KINDS)),
+    found=furnishings(),
+    kind=KIND,
     area=st.sampled_from(AREAS),
     here=st.sampled_from(["here", "in here", "in this room"]),
     every=st.sampled_from(["", "all "]),
@@ -246,8 +261,7 @@ def test_here_is_the_room_spoken_in(
 ) -> None:
     """ "turn off all the lights here", spoken in a room: never a device elsewhere."""
     u, registry, devices = _furnished(home, found)
-    verb, plurals, _ = KINDS[kind]
-    text = f"{verb} {every}the {data.draw(st.sampled_from(plurals))} {here}"
+    text = _said(kind, data, f"{{verb}} {every}the {{noun}} {here}")
     rooms = _rooms(devices)
     for part in u.understand(text, room=area).parts():
         for ident in ids_of(registry, part.slots.get("device")):
@@ -255,7 +269,7 @@ def test_here_is_the_room_spoken_in(
 
 
 @PROPERTY
-@given(found=st.lists(specs(), min_size=1, max_size=14), data=st.data())
+@given(found=furnishings(), data=st.data())
 def test_a_name_said_exactly_is_never_another_device(
     home: tuple[Understander, DeviceRegistry], found: list[Spec], data: st.DataObject
 ) -> None:
@@ -281,7 +295,7 @@ ROBOTS = [
 
 @PROPERTY
 @given(
-    found=st.lists(specs(), min_size=1, max_size=14),
+    found=furnishings(),
     robots=st.lists(st.sampled_from(ROBOTS), max_size=2, unique_by=lambda d: d.id),
     area=st.one_of(st.none(), st.sampled_from(AREAS)),
     data=st.data(),
@@ -302,9 +316,7 @@ def test_a_device_acted_on_has_the_type_the_request_names_or_implies(
     if kind in WORK:
         text = f"{data.draw(st.sampled_from(WORK[kind]))}{where or ' the house'}"
     else:
-        verb, plurals, _ = KINDS[kind]
-        noun = data.draw(st.sampled_from(plurals))
-        text = f"{verb} the {noun}" + (f" in{where}" if area else "")
+        text = _said(kind, data, "{verb} the {noun}" + (f" in{where}" if area else ""))
     types = {d.id: d.type for d in devices}
     for ident in _selected(u, registry, text):
         assert types.get(ident) == kind, (text, ident, types.get(ident))
