@@ -40,6 +40,14 @@ SENTENCES = ("turn off the kitchen light", "turn on the bedroom light", "yes")
 fixture_recogniser = recogniser_fixture(SENTENCES)
 
 
+@pytest.fixture(scope="module", name="kitchen_off")
+def fixture_kitchen_off(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ "turn off the kitchen light" at 16 kHz mono, the request most tests stream:
+    rendered once for the module."""
+    folder = tmp_path_factory.mktemp("requests")
+    return render("turn off the kitchen light", folder / "off.wav", rate=16000)
+
+
 def with_daemon(
     home: ServeHome, monkeypatch: pytest.MonkeyPatch, talk: Callable[[InProcess], Awaitable[Any]]
 ) -> Any:
@@ -92,14 +100,14 @@ def test_a_client_gets_a_transcript_with_its_confidence_from_any_format(
     serve_home: ServeHome,
     recogniser: GrammarRecogniser,
     monkeypatch: pytest.MonkeyPatch,
+    kitchen_off: Path,
     tmp_path: Path,
 ) -> None:
-    plain = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
     stereo = render("turn off the kitchen light", tmp_path / "b.wav", rate=44100, channels=2)
 
     async def talk(running: InProcess) -> list[Transcript]:
         heard = []
-        for events in (speech(plain), speech(stereo, rate=44100, channels=2)):
+        for events in (speech(kitchen_off), speech(stereo, rate=44100, channels=2)):
             got = await exchange(
                 running, Transcribe(language="en").event(), *events, until="transcript"
             )
@@ -165,9 +173,8 @@ def test_bad_audio_gets_an_error_and_the_connection_and_the_daemon_go_on(
     serve_home: ServeHome,
     recogniser: GrammarRecogniser,
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    kitchen_off: Path,
 ) -> None:
-    plain = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
     weird = {"rate": 16000, "width": 7, "channels": 1}
     long_s = 21  # over limits.max_request_s (20)
     silence = [AudioChunk(rate=16000, width=2, channels=1, audio=bytes(32000)).event()] * long_s
@@ -192,7 +199,7 @@ def test_bad_audio_gets_an_error_and_the_connection_and_the_daemon_go_on(
         )
         too_long = await exchange(running, AudioStart(16000, 2, 1).event(), *silence, until="error")
         words = await exchange(running, Synthesize(text="x" * 5000).event(), until="error")
-        got = await exchange(running, *speech(plain), until="transcript")
+        got = await exchange(running, *speech(kitchen_off), until="transcript")
         del reader
         return unsupported, too_long, words, Transcript.from_event(got[-1])
 
@@ -207,15 +214,14 @@ def test_bad_audio_gets_an_error_and_the_connection_and_the_daemon_go_on(
 
 
 def test_a_broken_recogniser_is_an_error_event_not_a_closed_connection(
-    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch, kitchen_off: Path
 ) -> None:
     from tests.support_voice import FailingRecogniser
 
     configured(monkeypatch, FailingRecogniser())
-    plain = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
 
     async def talk(running: InProcess) -> list[Event]:
-        return await exchange(running, *speech(plain), Describe().event(), until="info")
+        return await exchange(running, *speech(kitchen_off), Describe().event(), until="info")
 
     got = with_daemon(serve_home, monkeypatch, talk)
     error = Error.from_event(next(e for e in got if e.type == "error"))
@@ -252,7 +258,7 @@ def test_after_a_reload_the_voice_follows_the_new_configuration(
 
 
 def test_the_daemons_recogniser_is_built_over_its_running_home(
-    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    serve_home: ServeHome, monkeypatch: pytest.MonkeyPatch, kitchen_off: Path
 ) -> None:
     """The recogniser is handed the daemon's device registry (discovered devices too),
     so it learns the names of the home as it runs, not only those of the YAML."""
@@ -263,10 +269,9 @@ def test_the_daemons_recogniser_is_built_over_its_running_home(
         return GrammarRecogniser(SENTENCES)
 
     monkeypatch.setattr(engines, "load_recogniser", load)
-    said = render("turn off the kitchen light", tmp_path / "a.wav", rate=16000)
 
     async def talk(running: InProcess) -> tuple[Any, str]:
-        got = await exchange(running, *speech(said), until="transcript")
+        got = await exchange(running, *speech(kitchen_off), until="transcript")
         return running.daemon.assistant.registry, Transcript.from_event(got[-1]).text
 
     registry, heard = with_daemon(serve_home, monkeypatch, talk)
