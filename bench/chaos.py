@@ -128,7 +128,8 @@ def main() -> int:
         folder = Path(scratch)
         zims = build_test_zims(folder)
         with running_home(folder, zims.main) as home:
-            rows, note = [], ""
+            rows: list[Row] = []
+            note = ""
             if args.section in ("all", "daemon"):  # issue 17's probes, the confirmations
                 config = config_variant(home, "chaos", LIMITS)
                 with running_daemon(home, config_dir=config, preexec=open_files(1024)) as daemon:
