@@ -1,7 +1,7 @@
 """Issue 21's probes as messages: what an attacker who can publish announcements sends.
 
 `tests/test_serve_poison.py` publishes them at a running `mnemolis serve` and
-`bench/chaos.py` (section "templates and discovery topics") counts what is
+`bench/chaos.py --section templates` (`bench/chaos_templates.py`) counts what is
 lost under them; both take them from here so the two never drift apart.
 Each is a list of (topic, payload, retain).
 """
