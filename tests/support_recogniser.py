@@ -46,6 +46,21 @@ def speak(text: str, voice: str = "en-us", speed: int = 150, rate: int = 16000) 
     return Audio(converted.stdout, AudioFormat(rate, 2, 1))
 
 
+def speak_as_is(text: str, voice: str = "en-us", speed: int = 150) -> Audio:
+    """``text`` as espeak-ng writes it: 22,050 Hz, digital silence around the words, no
+    dither (what a text-to-speech engine or a padded file hands over)."""
+    said = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(speed), "--stdout", text],
+        capture_output=True,
+        check=True,
+    )
+    import io
+
+    with wave.open(io.BytesIO(said.stdout)) as w:
+        fmt = AudioFormat(w.getframerate(), w.getsampwidth(), w.getnchannels())
+        return Audio(w.readframes(w.getnframes()), fmt)
+
+
 def noise(seconds: float, level: float = 3000.0, seed: int = 1) -> Audio:
     rng = np.random.default_rng(seed)
     samples = rng.normal(0.0, level, int(seconds * 16000))

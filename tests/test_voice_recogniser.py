@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,7 +27,14 @@ from mnemolis.voice.recognise.judge import judge
 from mnemolis.voice.recognise.pronounce import ipa_table, ipa_to_cmu
 from mnemolis.voice.recognise.spoken import number_words, spoken_words
 from mnemolis.voice.stages import Audio, AudioFormat, Recogniser
-from tests.support_recogniser import noise, require_voice, scaled, speak, write_wav
+from tests.support_recogniser import (
+    noise,
+    require_voice,
+    scaled,
+    speak,
+    speak_as_is,
+    write_wav,
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +80,8 @@ def test_it_is_a_recogniser_stage(demo: PocketsphinxRecogniser) -> None:
         (Audio(b"\0\0" * 32000), "silence"),
         (Audio(b"\0" * 3), "too short to be a request"),
         (Audio(b"\0"), "no audio"),
-        (Audio(b"\0\0" * 16000, AudioFormat(16000, 3, 1)), "unreadable audio format"),
+        (Audio(b"\0\0" * 24000, AudioFormat(16000, 3, 1)), "silence"),  # 24-bit is read
+        (Audio(b"\0" * 40000, AudioFormat(16000, 5, 1)), "unreadable audio format"),
     ],
 )
 def test_bad_audio_is_a_reason_not_an_exception(
@@ -111,9 +120,31 @@ def test_odd_audio_gives_a_clear_result(demo: PocketsphinxRecogniser, audio) -> 
     assert (heard.text != "") != (heard.rejected is not None)  # text, or why not
 
 
+@pytest.mark.parametrize(
+    "said", ["turn off the lights in the bedroom", "what's the weather tomorrow", "what time is it"]
+)
+def test_speech_with_digital_silence_is_heard(demo: PocketsphinxRecogniser, said: str) -> None:
+    """espeak-ng's own output (22,050 Hz, exact zeros before and after the words) is
+    heard as sox's dithered 16 kHz rendering is: silence with no energy at all moved
+    the whole request's cepstral mean, and a request was heard as another one."""
+    heard = hear(demo, speak_as_is(said))
+    assert (heard.text, heard.rejected) == (said, None)
+
+
+def test_conversion_is_dithered_and_repeatable() -> None:
+    from mnemolis.voice.recognise.audio import to_pipeline
+
+    silence_then_tone = Audio(
+        bytes(3200) + (np.sin(np.arange(8000) / 5.0) * 8000).astype("<i2").tobytes()
+    )
+    once, again = to_pipeline(silence_then_tone), to_pipeline(silence_then_tone)
+    assert once.pcm == again.pcm  # the same sound is always heard the same way
+    lead = np.frombuffer(once.pcm, dtype="<i2")[:1600]
+    assert lead.any() and np.abs(lead).max() <= 1  # a bit of noise, no more
+
+
 def test_stereo_8_bit_is_converted(demo: PocketsphinxRecogniser) -> None:
     mono = speak("what time is it")
-    import numpy as np
 
     pcm = np.frombuffer(mono.pcm, dtype="<i2")
     eight = ((pcm.astype(np.int32) >> 8) + 128).astype(np.uint8)

@@ -7,10 +7,12 @@ reason, never an exception.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from mnemolis.voice.audio import to_pipeline as convert
 from mnemolis.voice.stages import PIPELINE_FORMAT, Audio
 
 #: Below this RMS (of full scale 32768) a recording is silence.
@@ -32,50 +34,37 @@ class Prepared:
 
 
 def to_pipeline(audio: Audio) -> Prepared:
-    """Convert to 16 kHz mono 16-bit and measure it."""
+    """Convert to 16 kHz mono 16-bit (`voice.audio`: soxr, anti-aliased), dither it, and
+    measure it."""
     fmt = audio.format
-    if fmt.width not in (1, 2, 4) or fmt.channels < 1 or fmt.rate < 1000:
+    if fmt.width not in (1, 2, 3, 4) or fmt.channels < 1 or fmt.rate < 1000:
         return Prepared(b"", 0.0, 0.0, 0.0, f"unreadable audio format {fmt}")
-    frame = fmt.width * fmt.channels
-    usable = len(audio.pcm) - len(audio.pcm) % frame
+    usable = len(audio.pcm) - len(audio.pcm) % (fmt.width * fmt.channels)
     if usable <= 0:
         return Prepared(b"", 0.0, 0.0, 0.0, "no audio")
-    raw = audio.pcm[:usable]
-    if fmt.width == 1:  # unsigned 8-bit
-        samples = (np.frombuffer(raw, dtype=np.uint8).astype(np.float64) - 128.0) * 256.0
-    elif fmt.width == 2:
-        samples = np.frombuffer(raw, dtype="<i2").astype(np.float64)
-    else:
-        samples = np.frombuffer(raw, dtype="<i4").astype(np.float64) / 65536.0
-    if fmt.channels > 1:
-        samples = samples.reshape(-1, fmt.channels).mean(axis=1)
-    if fmt.rate != PIPELINE_FORMAT.rate:
-        samples = _resample(samples, fmt.rate, PIPELINE_FORMAT.rate)
-    samples = np.clip(samples, -32768, 32767)
+    pcm = convert(audio.pcm[:usable], fmt).pcm
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
     seconds = len(samples) / PIPELINE_FORMAT.rate
     rms = float(np.sqrt(np.mean(samples**2))) if len(samples) else 0.0
     clipped = float(np.mean(np.abs(samples) >= CLIP_LEVEL)) if len(samples) else 0.0
-    pcm = samples.astype("<i2").tobytes()
     problem = None
     if seconds < MIN_SECONDS:
         problem = "too short to be a request"
     elif rms < SILENCE_RMS:
         problem = "silence"
-    return Prepared(pcm, seconds, rms, clipped, problem)
+    return Prepared(dither(samples), seconds, rms, clipped, problem)
 
 
-def _resample(samples: np.ndarray, rate: int, to: int) -> np.ndarray:
-    """Linear interpolation; below 16 kHz nothing is added above the old Nyquist,
-    which the acoustic model tolerates (telephone speech decodes, less well)."""
-    n = round(len(samples) * to / rate)
-    if n <= 1 or len(samples) <= 1:
-        return samples[:n]
-    if to < rate:  # average away what the new rate cannot hold
-        width = round(rate / to)
-        if width > 1:
-            kernel = np.ones(width) / width
-            samples = np.convolve(samples, kernel, mode="same")
-    old = np.linspace(0.0, 1.0, num=len(samples))
-    new = np.linspace(0.0, 1.0, num=n)
-    out: np.ndarray = np.interp(new, old, samples)
-    return out
+def dither(samples: np.ndarray) -> bytes:
+    """The samples with a least significant bit of noise (triangular, seeded by the sound
+    itself, so the same sound is always heard the same way).
+
+    Digital silence (synthesised speech, padding, a muted stream) has no energy at all:
+    its frames' log energy falls off the scale, the cepstral mean of the whole request
+    moves with it, and pocketsphinx heard espeak-ng's "turn off the kitchen light" as
+    "unlock the hue" from soxr's output and right from sox's, which dithers (the two
+    differed by 3 in 32768 at most). Real microphones always have a noise floor."""
+    rng = np.random.default_rng(zlib.crc32(samples.astype("<i2").tobytes()))
+    noise = rng.integers(-1, 2, len(samples)) + rng.integers(-1, 2, len(samples))
+    out = np.clip(samples + noise * 0.5, -32768, 32767)
+    return bytes(np.round(out).astype("<i2").tobytes())
