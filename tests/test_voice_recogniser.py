@@ -382,3 +382,29 @@ def test_eval_refuses_a_missing_audio_file(tmp_path: Path) -> None:
     out, err = __import__("io").StringIO(), __import__("io").StringIO()
     assert run(build_parser().parse_args(["eval", str(data)]), None, out, err) == 2
     assert "audio file not found" in err.getvalue() and "rows.jsonl:1" in err.getvalue()
+
+
+@pytest.mark.parametrize(
+    "heard, acted",
+    [
+        ("turn off the kitchen light", True),
+        ("lock the front door", True),
+        ("is the kitchen light on", False),  # reading a state is no act
+        ("what is the temperature in the kitchen", False),
+        ("what's the weather tomorrow", False),
+    ],
+)
+def test_only_a_change_to_a_device_counts_as_acting(heard: str, acted: bool) -> None:
+    from mnemolis.evaluation.command import evaluate_rows, make_keyer
+    from mnemolis.evaluation.datasets import Row
+    from mnemolis.evaluation.discovered import home_registry
+    from mnemolis.evaluation.speech import acts_on_device
+    from mnemolis.understand import Understander
+
+    config = load_config()
+    registry, _ = home_registry(config, None)
+    understander = Understander(config, registry)
+    keyer = make_keyer(config, understander)
+    row = Row(line=1, text=heard, parts=[])
+    result = evaluate_rows([row], understander, keyer, None, None, [heard])[0]
+    assert acts_on_device(config)(result) is acted

@@ -21,6 +21,8 @@ from typing import Any
 #: device really has a capability (brightness, colour, position ...) is its own
 #: ``features``. ``toggle`` is carried out as the device's own ``turn_on`` or
 #: ``turn_off``, whichever is the opposite of its last reported state.
+#: The action that reads a device's state: every other one changes the device.
+READ_ACTION = "state"
 TYPE_ACTIONS: dict[str, tuple[str, ...]] = {
     "light": (
         "turn_on",

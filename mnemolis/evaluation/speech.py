@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mnemolis.config import Config
-from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.devices import READ_ACTION, DeviceRegistry
 from mnemolis.core.heard import Heard
 from mnemolis.evaluation.compare import RowResult
 from mnemolis.evaluation.datasets import DataError, Row
@@ -162,12 +162,15 @@ def speech_lines(s: SpeechSummary, timing: bool = True) -> list[str]:
 
 
 def acts_on_device(config: Config) -> Callable[[RowResult], bool]:
-    """Whether a row's plan acts on a device: a part of an intent with a device action."""
+    """Whether a row's plan acts on a device: a part of an intent with a device action
+    that changes it (reading a state is no act: a question never acts)."""
 
     def acts(result: RowResult) -> bool:
         for part in result.predicted:
             spec = config.intent(part.intent)
-            if spec is not None and spec.action is not None and spec.source == "mqtt":
+            if spec is None or spec.source != "mqtt":
+                continue
+            if spec.action is not None and spec.action != READ_ACTION:
                 return True
         return False
 

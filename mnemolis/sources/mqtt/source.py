@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mnemolis.config import Config, ConfigError, line_of
-from mnemolis.core.devices import Device, DeviceRegistry
+from mnemolis.core.devices import READ_ACTION, Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.mqtt_connection.link import MqttLink
 from mnemolis.sources.base import Evaluation, Finding, PartAnswer, Request, SensorReading, Status
@@ -466,7 +466,7 @@ class MqttSource:
             return problem
         if action is None:
             return self.reply(self.words.say("no_action", devices[0]), Status.OUT_OF_SCOPE)
-        if action == "state":
+        if action == READ_ACTION:
             return self.answers.state(devices, part)
         return await self.commands.run(devices, action, part, request)
 
@@ -475,7 +475,7 @@ class MqttSource:
         in whatever state they are in when it runs (a plan, a watch), by its effect."""
         spec = self.config.intent(part.intent)
         action = spec.action if spec is not None and spec.action else None
-        if action is None or action == "state":
+        if action is None or action == READ_ACTION:
             return []
         devices, _problem = self.devices_for(part)
         return [d.name for d in devices if self.commands.waiting(d, action, part, later=True)]
