@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mnemolis.config import At, Config
 from mnemolis.core.devices import DeviceRegistry
-from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
 from mnemolis.voice.recognise.settings import (
     RecogniserSettings,
     load_recogniser_settings,
     recogniser_settings,
 )
+
+if TYPE_CHECKING:
+    from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
 
 __all__ = [
     "PocketsphinxRecogniser",
@@ -63,4 +66,17 @@ def create_recogniser(
         from mnemolis.core.state_dir import state_dir as default_state_dir
 
         state_dir = default_state_dir()
+    from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
+
     return PocketsphinxRecogniser(config, settings, Path(state_dir), registry, names)
+
+
+def __getattr__(name: str) -> Any:
+    """`PocketsphinxRecogniser` is imported when asked for: pocketsphinx is the voice
+    extra's, and what only spells numbers or reads settings (the evaluation, `serve`'s
+    options) must work on an install without it."""
+    if name == "PocketsphinxRecogniser":
+        from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser
+
+        return PocketsphinxRecogniser
+    raise AttributeError(name)
