@@ -86,9 +86,13 @@ def _tab_line(text: str, upto: int | None) -> int | None:
 
 
 def read_yaml(path: Path) -> Any:
+    try:
+        stamp: tuple[str, float] | None = (str(path), path.stat().st_mtime)
+    except OSError:
+        stamp = None
     text = read_text(path)
     try:
-        return safe_load(text)
+        return _load_keeping_nodes(text, stamp)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -102,6 +106,20 @@ def read_yaml(path: Path) -> Any:
 
 
 _COMPOSED: dict[tuple[str, float], Any] = {}
+
+
+def _load_keeping_nodes(text: str, stamp: tuple[str, float] | None) -> Any:
+    """``safe_load(text)``, keeping the node tree it composes for `line_of` (which would
+    otherwise compose the file a second time); a file with merge keys is not kept, as
+    constructing it rewrites its tree."""
+    loader = _SAFE_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if stamp is not None and "<<" not in text:
+            _COMPOSED[stamp] = node
+        return loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
 
 
 def _composed(path: Path) -> Any:
