@@ -107,7 +107,9 @@ def test_line_numbers_kept_from_the_read_are_a_fresh_compose(tmp_path: Path) -> 
     merged = tmp_path / "merged.yaml"
     merged.write_text("base: &b\n  x: 1\nuse:\n  <<: *b\n  y: 2\n", "utf-8")
     for path, keys in ((plain, ("intents", "a", "examples", 1)), (merged, ("use", "y"))):
-        data = yaml_at.read_yaml(path)
+        assert yaml_at.read_yaml(path) == yaml.safe_load(path.read_text("utf-8"))
+        assert not [k for k in yaml_at._COMPOSED if k[0] == str(path)]  # kept only when asked
+        data = yaml_at.read_yaml(path, lines=True)
         assert data == yaml.safe_load(path.read_text("utf-8"))
         kept = yaml_at.line_of(path, keys)
         yaml_at._COMPOSED.clear()

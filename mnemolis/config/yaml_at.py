@@ -85,11 +85,16 @@ def _tab_line(text: str, upto: int | None) -> int | None:
     return None
 
 
-def read_yaml(path: Path) -> Any:
-    try:
-        stamp: tuple[str, float] | None = (str(path), path.stat().st_mtime)
-    except OSError:
-        stamp = None
+def read_yaml(path: Path, lines: bool = False) -> Any:
+    """The file's data; with ``lines``, its node tree is kept for `line_of` (an intents
+    file, whose every example asks for its line). A large file (the devices) is not
+    kept: its tree would only weigh on memory and the garbage collector."""
+    stamp: tuple[str, float] | None = None
+    if lines:
+        try:
+            stamp = (str(path), path.stat().st_mtime)
+        except OSError:
+            stamp = None
     text = read_text(path)
     try:
         return _load_keeping_nodes(text, stamp)
