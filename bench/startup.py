@@ -120,6 +120,9 @@ def main() -> int:
     parser.add_argument("--against", help="a git ref to install and time beside this tree")
     parser.add_argument("--size", type=int, default=2000, help="devices of the big home")
     parser.add_argument("--voice", action="store_true", help="measure the voice extra's size")
+    parser.add_argument(
+        "--parse-only", action="store_true", help="time the cold parse only, not the daemon"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mnemolis-startup-") as scratch:
         folder = Path(scratch)
@@ -145,7 +148,7 @@ def main() -> int:
                     for label, config in homes.items():
                         argv = [str(mnemolis), "--config", str(config), "parse", "hello"]
                         parse.setdefault((name, label), []).append(cold(argv, env))
-            for _ in range(max(3, args.runs // 3)):
+            for _ in range(0 if args.parse_only else max(3, args.runs // 3)):
                 for name, mnemolis in installs.items():
                     for label, config in homes.items():
                         serve.setdefault((name, label), []).append(
@@ -156,7 +159,7 @@ def main() -> int:
     print("\n| install | home | parse wall s | parse CPU s | serve ready s | serve RSS MiB |")
     print("|---|---|---|---|---|---|")
     for key, runs in parse.items():
-        starts = serve[key]
+        starts = serve.get(key) or [(float("nan"), float("nan"))]
         print(f"| {key[0]} | {key[1]} | {med([w for w, _ in runs]):.2f} | "
               f"{med([c for _, c in runs]):.2f} | {med([r for r, _ in starts]):.2f} | "
               f"{med([m for _, m in starts]):.0f} |")  # fmt: skip

@@ -10,7 +10,6 @@ their own (``--local`` forces that).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from collections.abc import Sequence
@@ -111,6 +110,8 @@ def _room(args: argparse.Namespace) -> str | None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    import asyncio  # only the commands that run a loop pay for it
+
     from mnemolis.serve.cli_client import ask_through_daemon
 
     text = " ".join(args.query)
@@ -138,6 +139,8 @@ async def _chat(config: Config, as_json: bool, room: str | None) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    import asyncio  # only the commands that run a loop pay for it
+
     from mnemolis.cli.chat import turns
     from mnemolis.serve.cli_client import chat_through_daemon
 
@@ -171,6 +174,7 @@ def _print_findings(findings: list[Finding]) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    import asyncio  # only the commands that run a loop pay for it
 
     config = _load_at_home(args)
     return _print_findings(asyncio.run(_doctor(config)))
@@ -206,6 +210,8 @@ async def _demo(config: Config, home: DemoHome, args: argparse.Namespace) -> int
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default home, then a chat with it (or one answer with --ask)."""
+    import asyncio  # only the commands that run a loop pay for it
+
     from mnemolis.cli.newcomer import PURE_VERBS, demo_config_dir, run_demo_verb
     from mnemolis.config import load_config
     from mnemolis.demo.home import DemoHome
@@ -239,6 +245,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_listen(args: argparse.Namespace) -> int:
     """`mnemolis listen`: the microphone, or recorded requests (`cli.listen`)."""
+    import asyncio  # only the commands that run a loop pay for it
+
     from mnemolis.cli.listen import run_voice
     from mnemolis.runtime.assistant import Assistant
 

@@ -156,7 +156,8 @@ def load_config(
     for file in files:
         read.append(file.path)
         with problems.each():
-            docs.append((file, as_mapping(read_yaml(file.path), At(file.path), "the file")))
+            data = read_yaml(file.path, lines=True)  # every example asks for its line
+            docs.append((file, as_mapping(data, At(file.path), "the file")))
     languages = [(f, d) for f, d in docs if f.stem == LANGUAGE_FILE]
     intent_docs = [(f, d) for f, d in docs if f.stem != LANGUAGE_FILE]
     lang = Language()

@@ -85,10 +85,19 @@ def _tab_line(text: str, upto: int | None) -> int | None:
     return None
 
 
-def read_yaml(path: Path) -> Any:
+def read_yaml(path: Path, lines: bool = False) -> Any:
+    """The file's data; with ``lines``, its node tree is kept for `line_of` (an intents
+    file, whose every example asks for its line). A large file (the devices) is not
+    kept: its tree would only weigh on memory and the garbage collector."""
+    stamp: tuple[str, float] | None = None
+    if lines:
+        try:
+            stamp = (str(path), path.stat().st_mtime)
+        except OSError:
+            stamp = None
     text = read_text(path)
     try:
-        return safe_load(text)
+        return _load_keeping_nodes(text, stamp)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -102,6 +111,20 @@ def read_yaml(path: Path) -> Any:
 
 
 _COMPOSED: dict[tuple[str, float], Any] = {}
+
+
+def _load_keeping_nodes(text: str, stamp: tuple[str, float] | None) -> Any:
+    """``safe_load(text)``, keeping the node tree it composes for `line_of` (which would
+    otherwise compose the file a second time); a file with merge keys is not kept, as
+    constructing it rewrites its tree."""
+    loader = _SAFE_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if stamp is not None and "<<" not in text:
+            _COMPOSED[stamp] = node
+        return loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
 
 
 def _composed(path: Path) -> Any:

@@ -70,7 +70,8 @@ class DeviceSets:
         self.read_actions = set(config.questions.read_actions) or {"state"}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.plural_verbs = {"are", "were", "have"}
-        self.generic = _lemma_forms(config.questions.generic_nouns, text)
+        generic = _lemma_forms(config.questions.generic_nouns, text)
+        self.generic = sorted(generic, key=len, reverse=True)  # longest first, sorted once
         self.class_scope = ClassScope(config, text, self.scope)
         self.state_named = StateNamedFinder(config, self.words, self.scope)
 
@@ -80,7 +81,7 @@ class DeviceSets:
         return self.words.hits(tokens, start, end)
 
     def _generic(self, tokens: Sequence[Token], start: int, end: int) -> range | None:
-        for form in sorted(self.generic, key=len, reverse=True):
+        for form in self.generic:
             for s in range(start, end - len(form) + 1):
                 if all(
                     tokens[s + k].lemma == w or tokens[s + k].lower == w for k, w in enumerate(form)

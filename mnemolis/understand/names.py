@@ -32,6 +32,7 @@ from mnemolis.core.devices import Device, DeviceRegistry, Floor, name_key
 from mnemolis.understand.lookup import NameSource
 from mnemolis.understand.meaningful_words import meaningful_words
 from mnemolis.understand.name_memo import NameMemo, alias_index, device_named, of_type
+from mnemolis.understand.name_spans import fuzzy_spans
 from mnemolis.understand.normalize import Normalizer
 from mnemolis.understand.spacy_lite import Doc, PhraseMatcher
 from mnemolis.understand.text import TextPipeline, Token
@@ -416,32 +417,19 @@ class NameIndex:
         c = self._compiled
         if not c.forms:
             return []
-        forms = c.forms
+        memo = {} if memo is None else memo
+        stop = self.config.language.stop_words
         hits: list[NameHit] = []
         taken: set[int] = set(skip)
-        for size in sizes:
-            for s in range(start, start + 1 if whole else end - size + 1):
-                if s + size > end:
-                    continue
-                span = range(s, s + size)
-                if any(i in taken for i in span) or any(tokens[i].is_punct for i in span):
-                    continue
-                words = [tokens[i].lower for i in span]
-                if known and all(i in known for i in span):
-                    continue  # "the lights" are lights, not the device called "light"
-                if words[0] in self.config.language.stop_words:
-                    continue
-                key = ("fuzzy", id(c), tuple(words), whole)
-                if memo is not None and key in memo:
-                    found = memo[key]
-                else:
-                    found = self._fuzzy_span(c, forms, words, 0, size, whole)
-                    if memo is not None:
-                        memo[key] = found
-                hit = dataclasses.replace(found, start=s, end=s + size) if found else None
-                if hit is not None:
-                    hits.append(hit)
-                    taken.update(span)
+        for s, size, words in fuzzy_spans(tokens, start, end, whole, known, sizes, stop, memo):
+            if not taken.isdisjoint(range(s, s + size)):
+                continue
+            key = ("fuzzy", id(c), words, whole)
+            if key not in memo:
+                memo[key] = self._fuzzy_span(c, c.forms, list(words), 0, size, whole)
+            if (found := memo[key]) is not None:
+                hits.append(dataclasses.replace(found, start=s, end=s + size))
+                taken.update(range(s, s + size))
         return hits
 
     def _fuzzy_span(

@@ -87,10 +87,14 @@ class Normalizer:
     def normalize(self, query: str) -> Normalized:
         out = Normalized(original=query, text="")
         text = unicodedata.normalize("NFKC", query).translate(_QUOTES)
-        cleaned = "".join(
-            " " if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") else ch
-            for ch in text
-        )
+        cleaned = text
+        if not text.isprintable():  # printable text has none of these: most skip the scan
+            cleaned = "".join(
+                " "
+                if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+                else ch
+                for ch in text
+            )
         if cleaned != text and cleaned.strip() != text.strip():
             out.changes.append("control characters removed")
         text = _SPACE.sub(" ", cleaned).strip()

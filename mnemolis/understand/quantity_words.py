@@ -29,6 +29,10 @@ class QuantityWords:
             key=lambda f: len(f[0]),
             reverse=True,
         )
+        # a form can only start on its first word: the forms by it (a word is never empty)
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for form, value in self.forms:
+            self._by_first.setdefault(form[0], []).append((form, value))
         self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
         # "20 degrees": the slots each unit marks
         self.units: dict[str, set[str]] = {}
@@ -44,9 +48,9 @@ class QuantityWords:
         device names there ("the dhw disinfection temperature" names a number entity,
         not a temperature to set)."""
         found: set[str] = set()
-        for form, slot in self.forms:
-            for s in range(start, end - len(form) + 1):
-                if any(s + k in inside_names for k in range(len(form))):
+        for s in range(start, end):
+            for form, slot in self._by_first.get(tokens[s].lower, ()):
+                if s + len(form) > end or any(s + k in inside_names for k in range(len(form))):
                     continue
                 if all(tokens[s + k].lower == w for k, w in enumerate(form)):
                     found.add(slot)

@@ -32,6 +32,8 @@ class Token:
 
 
 _UNIT_SYMBOLS = frozenset({"%", "°"})
+#: Texts whose words `TextPipeline.words` keeps (compiling a large home asks for more).
+_WORDS_KEPT = 50_000
 
 
 class TextPipeline:
@@ -47,6 +49,7 @@ class TextPipeline:
         self._overrides = dict(language.lemma_overrides)
         self._cache: dict[str, str] = {}
         self._dictionary: frozenset[str] | None = None
+        self._words: dict[str, tuple[str, ...]] = {}
 
     def lemma(self, lower: str) -> str:
         cached = self._cache.get(lower)
@@ -80,7 +83,14 @@ class TextPipeline:
         return [self.lemma(t.lower_) for t in self.nlp.make_doc(text)]
 
     def words(self, text: str) -> list[str]:
-        return [t.lower_ for t in self.nlp.make_doc(text)]
+        """The lower-case words of ``text``; compiling asks again for the same phrases'
+        (each intent's, each class's), and a spaCy Doc costs more than a look-up."""
+        found = self._words.get(text)
+        if found is None:
+            found = tuple(t.lower_ for t in self.nlp.make_doc(text))
+            if len(self._words) < _WORDS_KEPT:
+                self._words[text] = found
+        return list(found)
 
     @staticmethod
     def tokens(doc: Doc) -> list[Token]:
