@@ -289,7 +289,7 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
     no_request = len(texts)
     texts = (texts + nonsense(n))[:n]
     acts = speech.acts_on_device(home.config)
-    acted, rejected = 0, 0
+    acted, read, rejected = 0, 0, 0
     examples: list[str] = []
     for i, text in enumerate(texts):
         audio = mixed(samples(render(text, i, cache)), np.zeros(1), None, i)
@@ -301,11 +301,14 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
             if acts(result):
                 acted += 1
                 examples.append(f"    said {text!r}, heard {heard.text!r} ({heard.confidence})")
+            elif any(p.source == "mqtt" for p in result.predicted):
+                read += 1  # a question about a device: answered, nothing changed
     lines = [
         f"no request: {len(texts)} utterances ({min(no_request, n)} rows expecting no intent, "
         f"the rest nonsense): acted on a device {acted} ({acted / len(texts):.1%}), "
+        f"read a device's state {read} ({read / len(texts):.1%}), "
         f"heard as nothing {rejected} ({rejected / len(texts):.1%})",
-        *examples[:10],
+        *examples[: 10 if not args.verbose else None],
     ]
     return lines
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mnemolis.config import load_config
 from mnemolis.voice.recognise.grammar import (
     END,
     GRAMMAR,
@@ -19,10 +20,21 @@ from mnemolis.voice.recognise.grammar import (
     compile_grammar,
     minimal_automaton,
 )
-from mnemolis.voice.recognise.patterns import PatternError, expand, expand_rules
+from mnemolis.voice.recognise.patterns import (
+    PatternError,
+    expand,
+    expand_rules,
+    type_rules,
+    typed_class,
+)
 from mnemolis.voice.recognise.pronounce import Lexicon
 from mnemolis.voice.recognise.shapes import sentence_shapes
-from mnemolis.voice.recognise.vocabulary import GARBAGE, Vocabulary
+from mnemolis.voice.recognise.vocabulary import (
+    GARBAGE,
+    Vocabulary,
+    action_classes,
+    typed_classes,
+)
 
 
 @pytest.mark.parametrize(
@@ -51,6 +63,37 @@ def test_a_rule_stays_one_token() -> None:
     rules = expand_rules({"the": "[the|my]", "one": "<the> {device}"})
     assert sorted(rules["one"]) == [("<the>", "[device]")]
     assert expand("turn on <one>", rules) == [("turn", "on", "<one>")]
+
+
+def test_a_rule_said_with_actions_names_only_what_can_do_them() -> None:
+    rules = expand_rules(
+        {"the": "[the|my]", "named": "(<the> {device}|all the {noun})", "one": "(<named>|it)"}
+    )
+    seqs = expand("(lock|unlock) <one:lock+unlock>", rules)
+    typed = type_rules(rules, seqs)
+    assert sorted(typed["one:lock+unlock"]) == [("<named:lock+unlock>",), ("it",)]
+    assert sorted(typed["named:lock+unlock"]) == [
+        ("<the>", "[device.lock]"),  # named by the types that can
+        ("all", "the", "[noun.lock]"),
+    ]
+    assert "the:lock+unlock" not in typed  # it names no device: the rule itself serves
+    order = list(typed)  # a rule after the rules it says: the grammar lays them out so
+    assert order.index("named:lock+unlock") < order.index("one:lock+unlock")
+    assert typed["named"] == rules["named"]  # the untyped rule is unchanged
+
+
+def test_a_class_said_with_actions_holds_the_devices_that_can() -> None:
+    config = load_config()
+    vocab = Vocabulary()
+    wanted = typed_classes([("lock", "the", "[device.lock]"), ("[noun.light]",)])
+    assert wanted == {"device.lock", "noun.light"}
+    action_classes(vocab, config, None, wanted)
+    locks = [d for d in config.devices if d.type == "lock"]
+    assert locks, "the demo home has a lock"
+    assert set(vocab.classes["device.lock"].values()) == {n for d in locks for n in d.names}
+    assert set(vocab.classes["noun.light"].values()) == set(config.device_nouns["light"])
+    assert typed_class("device", "open+close") == "device.cover+lock+valve"
+    assert typed_class("device", "turn_on+turn_off") == typed_class("device", "turn_off")
 
 
 @pytest.mark.parametrize("broken", ["turn (on|off", "turn on]", "(a|b))", "[a (b] c)"])

@@ -33,6 +33,7 @@ from mnemolis.voice.recognise.templates import (
 )
 from mnemolis.voice.recognise.vocabulary import (
     Vocabulary,
+    action_classes,
     common_items,
     free_words,
     garbage_words,
@@ -40,10 +41,11 @@ from mnemolis.voice.recognise.vocabulary import (
     numbers,
     slot_values,
     source_names,
+    typed_classes,
 )
 
 #: Bumped when the way a model is compiled changes, so old caches are not reused.
-BUILD_VERSION = 7
+BUILD_VERSION = 8
 DICTIONARY = "en-us/cmudict-en-us.dict"
 #: The common words garbage is chosen from (those the requests do not use).
 GARBAGE_POOL = 5000
@@ -75,6 +77,9 @@ def gather(
     free_words(vocab, common_words(settings.free_words))
     intent_templates(vocab, config, config.intents.values())
     scaffold_templates(vocab)
+    rules, shapes = sentence_shapes()
+    said = [*(t.tokens for t in vocab.templates), *shapes, *(s for r in rules.values() for s in r)]
+    action_classes(vocab, config, registry, typed_classes(said))
     opener_templates(vocab, config)
     resolve_fallbacks(vocab)
     garbage_words(vocab, common_words(GARBAGE_POOL), settings.garbage_words)

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from mnemolis.core.devices import TYPE_ACTIONS
 from mnemolis.voice.recognise.spoken import spoken_words
 from mnemolis.voice.recognise.vocabulary import class_token
 
@@ -90,9 +91,12 @@ def parse(text: str) -> _Seq:
 
 def _word(tok: str, rules: Mapping[str, list[tuple[str, ...]]]) -> list[tuple[str, ...]]:
     if tok.startswith("{") and tok.endswith("}"):
+        base, dot, actions = tok[1:-1].partition(".")
+        if dot and base in TYPED:  # {device.activate+press}: the devices that can
+            return [(class_token(typed_class(base, actions)),)]
         return [(class_token(tok[1:-1]),)]
     if tok.startswith("<") and tok.endswith(">"):
-        if tok[1:-1] not in rules:
+        if tok[1:-1].split(":", 1)[0] not in rules:
             raise PatternError(f"no rule {tok}")
         return [(tok,)]  # a rule stays one token: the grammar holds it once per place
     return [tuple(spoken_words(tok))]
@@ -135,3 +139,82 @@ def expand_rules(raw: Mapping[str, str | list[str]]) -> dict[str, list[tuple[str
             seqs.extend(_expand(parse(text), rules))
         rules[name] = list(dict.fromkeys(seqs))
     return rules
+
+
+#: The classes a rule said with device actions (``<target:open>``) keeps to the devices
+#: and nouns that can do one of them.
+TYPED = ("device", "noun")
+
+
+def typed_class(cls: str, actions: str) -> str:
+    """``device`` said with ``open+close``: the class of the devices that can, named by
+    their types (``device.cover+lock+valve``), so that "turn off the [device]" of an
+    intent's example and the shapes' "(turn|switch) <onoff> <target:turn_on+turn_off>"
+    name one class, not two that split the same names' share between them."""
+    can = set(actions.split("+"))
+    types = sorted(t for t, acts in TYPE_ACTIONS.items() if can & set(acts))
+    return f"{cls}.{'+'.join(types) or 'none'}"
+
+
+def type_rules(
+    rules: Mapping[str, list[tuple[str, ...]]], seqs: list[tuple[str, ...]]
+) -> dict[str, list[tuple[str, ...]]]:
+    """``rules`` with a copy of each rule that ``seqs`` (or another copy) says with device
+    actions, ``<named:turn_on>``: its {device} and {noun} become the classes of the
+    devices and nouns that can do one of the actions (``+`` between them), so "lock the
+    porch light" or "activate the standing light" is no sentence the grammar knows."""
+    out = dict(rules)
+    mentions: dict[str, bool] = {}
+
+    def mentioned(name: str) -> bool:  # whether a rule says a device or a noun, at any depth
+        if name not in mentions:
+            mentions[name] = False
+            mentions[name] = any(
+                t in (class_token(c) for c in TYPED) or (is_rule(t) and mentioned(t[1:-1]))
+                for seq in rules[name]
+                for t in seq
+            )
+        return mentions[name]
+
+    said = [*seqs, *(seq for body in rules.values() for seq in body)]
+    todo = [t[1:-1] for seq in said for t in seq if is_rule(t) and ":" in t]
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        base, actions = name.split(":", 1)
+        copies: list[tuple[str, ...]] = []
+        for seq in rules[base]:
+            typed: list[str] = []
+            for tok in seq:
+                if tok[1:-1] in TYPED and tok == class_token(tok[1:-1]):
+                    typed.append(class_token(typed_class(tok[1:-1], actions)))
+                elif is_rule(tok) and mentioned(tok[1:-1]):
+                    typed.append(f"<{tok[1:-1]}:{actions}>")
+                    todo.append(f"{tok[1:-1]}:{actions}")
+                else:
+                    typed.append(tok)
+            copies.append(tuple(typed))
+        out[name] = copies
+    return _in_order(out)
+
+
+def _in_order(rules: dict[str, list[tuple[str, ...]]]) -> dict[str, list[tuple[str, ...]]]:
+    """The rules with every rule after the rules it says (the grammar keeps a rule's
+    expansion only when the rules in it are already laid out)."""
+    done: dict[str, list[tuple[str, ...]]] = {}
+
+    def visit(name: str) -> None:
+        if name in done or name not in rules:
+            return
+        done[name] = []  # a placeholder against cycles; filled below
+        for seq in rules[name]:
+            for tok in seq:
+                if is_rule(tok):
+                    visit(tok[1:-1])
+        del done[name]
+        done[name] = rules[name]
+
+    for name in rules:
+        visit(name)
+    return done

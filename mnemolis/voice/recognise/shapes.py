@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from mnemolis.core.package_data import load_package_yaml
-from mnemolis.voice.recognise.patterns import expand, expand_rules
+from mnemolis.voice.recognise.patterns import expand, expand_rules, type_rules
 
 Shapes = tuple[dict[str, list[tuple[str, ...]]], list[tuple[str, ...]]]
 
@@ -17,7 +17,7 @@ def _shapes() -> Shapes:
     shapes: list[tuple[str, ...]] = []
     for text in data.get("sentences") or []:
         shapes.extend(expand(str(text), rules))
-    return rules, shapes
+    return type_rules(rules, shapes), shapes
 
 
 def sentence_shapes() -> Shapes:

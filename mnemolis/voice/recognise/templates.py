@@ -16,7 +16,9 @@ from typing import Any
 
 from mnemolis.config import Config, IntentSpec
 from mnemolis.config.intents import Example
+from mnemolis.core.devices import READ_ACTION
 from mnemolis.core.package_data import load_package_yaml
+from mnemolis.voice.recognise.patterns import typed_class
 from mnemolis.voice.recognise.spoken import number_words, spoken_words
 from mnemolis.voice.recognise.vocabulary import (
     FREE,
@@ -206,13 +208,22 @@ def intent_templates(vocab: Vocabulary, config: Config, intents: Iterable[Intent
     """Every intent's examples (whole sentences) and phrases (fragments)."""
     reader = ExampleReader(vocab, config)
     for spec in intents:
+        acts = spec.source == "mqtt" and spec.action is not None and spec.action != READ_ACTION
         for example in spec.examples:
             for tokens in reader.read(example):
+                if acts:  # "lock the [device]" names only what can lock
+                    tokens = [_typed(t, str(spec.action)) for t in tokens]
                 vocab.add(["<s>", *tokens, "</s>"], 1.0)
         for phrase in spec.phrases:
             variants = phrase_variants(phrase.text, config)
             for tokens in variants:
                 vocab.add(tokens, PHRASE_WEIGHT * phrase.weight / len(variants), whole=False)
+
+
+def _typed(token: str, action: str) -> str:
+    if token in (class_token("device"), class_token("noun")):
+        return class_token(typed_class(token[1:-1], action))
+    return token
 
 
 def scaffold_templates(vocab: Vocabulary) -> None:

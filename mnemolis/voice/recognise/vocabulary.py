@@ -108,10 +108,8 @@ def class_token(name: str) -> str:
 def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | None) -> None:
     """The device, area and floor names (with aliases) and the nouns of the device
     types this home has."""
-    devices: list[Device] = registry.devices() if registry is not None else list(config.devices)
-    for device in devices:
-        for name in device.names:
-            vocab.add_member("device", spoken_words(name), name)
+    devices = _devices(config, registry)
+    _device_members(vocab, "device", devices)
     rooms: Mapping[str, list[str]] = registry.rooms() if registry is not None else config.rooms
     for room, aliases in rooms.items():
         for name in (room, *aliases):
@@ -126,6 +124,46 @@ def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | Non
             continue
         for noun in nouns:
             vocab.add_member("noun", spoken_words(noun), noun)
+
+
+def _devices(config: Config, registry: DeviceRegistry | None) -> list[Device]:
+    return registry.devices() if registry is not None else list(config.devices)
+
+
+def _device_members(vocab: Vocabulary, cls: str, devices: Iterable[Device]) -> None:
+    for device in devices:
+        for name in device.names:
+            vocab.add_member(cls, spoken_words(name), name)
+
+
+def typed_classes(seqs: Iterable[Iterable[str]]) -> set[str]:
+    """The classes of devices or nouns of some types (``[device.cover+lock]``) these
+    token sequences name."""
+    found = set()
+    for seq in seqs:
+        for tok in seq:
+            if is_class(tok) and tok[1:-1].split(".", 1)[0] in ("device", "noun") and "." in tok:
+                found.add(tok[1:-1])
+    return found
+
+
+def action_classes(
+    vocab: Vocabulary, config: Config, registry: DeviceRegistry | None, wanted: Iterable[str]
+) -> None:
+    """Each class of ``wanted`` filled: the devices (or the nouns) of its types, those
+    that can do what a command said (`patterns.typed_class`), so a command names only
+    what can obey it."""
+    devices = _devices(config, registry)
+    present = {d.type for d in devices}
+    for cls in sorted(wanted):
+        base, _, named = cls.partition(".")
+        types = set(named.split("+"))
+        if base == "device":
+            _device_members(vocab, cls, (d for d in devices if d.type in types))
+        else:
+            for dtype in sorted(types & present):
+                for noun in config.device_nouns.get(dtype, ()):
+                    vocab.add_member(cls, spoken_words(noun), noun)
 
 
 def numbers(vocab: Vocabulary) -> None:
