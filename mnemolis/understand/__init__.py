@@ -195,6 +195,12 @@ class Understander:
                 if trace:
                     self._describe_route(r, trace)
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
+            if part.intent is None and part.provenance.get("reason") == "no intent phrase":
+                alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
+                if alone is not None and alone.part.intent is not None:
+                    part, routed[-1] = alone.part, alone
+                    if trace:
+                        self._describe_route(alone, trace)
             fit_to_device(part, self.config, self.registry)  # "set it to 25 percent"
             if part.revert is not None:  # "... for 10 minutes": put back what was resolved
                 part.revert.slots = dict(part.slots)

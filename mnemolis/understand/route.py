@@ -16,7 +16,7 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.device_sets import CLASS_IN_AREA, DeviceSets
-from mnemolis.understand.intents import Match
+from mnemolis.understand.intents import Match, PhraseRule
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
@@ -128,6 +128,7 @@ class Router:
         self.avoid_penalty = lang.routing.get("avoid_penalty", 0.15)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.unnamed_coverage = lang.routing.get("unnamed_question_coverage", 0.75)
+        self.alone_weight = lang.routing.get("name_alone_weight", 0.8)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
         # a question never acts (the question frame), and asks about a class or a set
@@ -353,8 +354,43 @@ class Router:
         condition: bool = False,
         referent: bool = False,
     ) -> Routed:
-        text = a.span_text(start, end)
         candidates = self.candidates(a, start, end, condition=condition, referent=referent)
+        return self._routed(a, start, end, candidates)
+
+    def route_alone(self, a: Analysis, start: int, end: int) -> Routed | None:
+        """ "kitchen light", "balcony thermometer", "lights" said in the kitchen: a part
+        that is nothing but names of devices, with no intent phrase, means what an intent
+        marked `name_alone` does to a device of that kind (toggle a light, read a sensor);
+        a device no such intent takes, or a name not known, stays out of scope."""
+        content = self.content(a, start, end)
+        named = [
+            h
+            for h in a.names
+            if start <= h.start
+            and h.end <= end
+            and (h.kind in ("device", "noun", "room") or h.is_area)
+        ]
+        covered = {i for h in named for i in range(h.start, h.end)}
+        if not content or not covered.issuperset(content):
+            return None
+        if not any(h.kind in ("device", "noun") for h in named):
+            return None  # "the kitchen" alone is no request
+        alone = [i for i in self.config.intents.values() if i.name_alone and i.source]
+        literal: dict[str, set[int]] = {i.name: set() for i in alone}
+        part = _PartFacts(content, literal, has_pronoun=False, declined=set(), referent=False)
+        out = []
+        for intent in alone:
+            rule = PhraseRule(intent.name, "(a name alone)", self.alone_weight, 2)
+            c = self._score(a, start, end, intent, [Match(rule, start, start, ())], part)
+            if c.slots.wrong_type or c.slots.unknown:
+                continue  # "front door lock", "garage light" with no garage: nothing alone
+            if "device" in c.slots.fills or c.slots.options:
+                out.append(c)
+        out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
+        return self._routed(a, start, end, out) if out else None
+
+    def _routed(self, a: Analysis, start: int, end: int, candidates: list[Candidate]) -> Routed:
+        text = a.span_text(start, end)
         best = candidates[0] if candidates else None
         part = Part(text=text)
         routed = Routed(start, end, part, best, candidates)

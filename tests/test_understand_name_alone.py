@@ -1,0 +1,81 @@
+"""A device's name said alone, and the heating of the room a request is said in (issue 24).
+
+On the fifth home (tests/data/fifth_home): a flat with one wall thermostat in the hall
+(called "the heating") and one radiator valve in the bedroom.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemolis.config import load_config
+from mnemolis.core.plan import Part
+from mnemolis.understand import Context, Understander
+from tests.conftest import ROOT
+
+FLAT = ROOT / "tests" / "data" / "fifth_home"
+
+
+@pytest.fixture(scope="module")
+def flat() -> Understander:
+    return Understander(load_config(FLAT))
+
+
+def only_part(u: Understander, text: str, room: str | None = None) -> Part:
+    parts = u.understand(text, room=room).parts()
+    assert len(parts) == 1, parts
+    return parts[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "intent", "device"),
+    [
+        ("bedside lamp", None, "device.toggle", "bedside lamp"),
+        ("the big light", None, "device.toggle", "big light"),
+        ("lights", "kitchen", "device.toggle", ["cupboard lights", "kitchen light"]),
+        ("outside temperature", None, "sensor.read", "outside temperature"),
+        ("cosy", None, "device.activate", "cosy"),
+    ],
+)
+def test_a_name_alone_means_what_its_kind_is_for(
+    flat: Understander, text: str, room: str | None, intent: str, device: object
+) -> None:
+    part = only_part(flat, text, room)
+    assert part.intent == intent
+    assert part.slots["device"] == device
+
+
+@pytest.mark.parametrize("text", ["the kitchen", "the cellar light", "purple"])
+def test_no_name_alone_acts_on_nothing_known(flat: Understander, text: str) -> None:
+    part = only_part(flat, text)
+    assert "device" not in part.slots
+
+
+def test_a_name_alone_after_a_request_is_a_follow_up(flat: Understander) -> None:
+    """ "turn on the hall light" then "kitchen light": the same request, not a toggle."""
+    first = only_part(flat, "turn on the hall light")
+    context = Context(intent=first.intent, slots=dict(first.slots))
+    part = flat.understand("kitchen light", context=context).parts()[0]
+    assert part.intent == "device.turn_on"
+    assert part.slots["device"] == "kitchen light"
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "device"),
+    [
+        # the room said in has its own climate device: that is its heating
+        ("turn the heating up", "bedroom", "bedroom radiator"),
+        ("turn the heating down", "bedroom", "bedroom radiator"),
+        ("turn off the heating in the bedroom", None, "bedroom radiator"),
+        # no climate device there: the home's thermostat
+        ("turn the heating up", "kitchen", "thermostat"),
+        ("turn the heating up", None, "thermostat"),
+        # the home's thermostat by a room of its own
+        ("turn the heating up in the hall", "bedroom", "thermostat"),
+    ],
+)
+def test_the_heating_is_the_rooms_own_first(
+    flat: Understander, text: str, room: str | None, device: str
+) -> None:
+    part = only_part(flat, text, room)
+    assert part.slots["device"] == device
