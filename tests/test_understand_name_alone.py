@@ -79,3 +79,24 @@ def test_the_heating_is_the_rooms_own_first(
 ) -> None:
     part = only_part(flat, text, room)
     assert part.slots["device"] == device
+
+
+@pytest.mark.parametrize(
+    ("text", "room", "intent", "device"),
+    [
+        ("how humid is it in the living room", None, "sensor.read", "living room humidity"),
+        ("is it damp in the living room", None, "sensor.read", "living room humidity"),
+        ("the bathroom is really humid", None, "device.turn_on", "extractor fan"),
+        ("the bedroom is a bit chilly", None, "device.set_temperature", "bedroom radiator"),
+    ],
+)
+def test_an_area_of_the_home_is_no_forecast(
+    flat: Understander, text: str, room: str | None, intent: str, device: str
+) -> None:
+    part = only_part(flat, text, room)
+    assert (part.intent, part.slots.get("device")) == (intent, device)
+
+
+@pytest.mark.parametrize("text", ["is it humid in london", "how cold is it in paris today"])
+def test_a_place_away_is_still_the_forecast(flat: Understander, text: str) -> None:
+    assert only_part(flat, text).intent == "weather.forecast"

@@ -17,6 +17,7 @@ from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.device_sets import CLASS_IN_AREA, DeviceSets
 from mnemolis.understand.intents import Match, PhraseRule
+from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
@@ -210,6 +211,15 @@ class Router:
             for c in out:
                 if "device" not in c.intent.slots and not _names_a_day(c):
                     c.score -= self.avoid_penalty
+        if self._names_home_area(a, start, end) and any(
+            "device" in c.intent.slots and c.coverage >= 1.0 and not c.slots.wrong_type for c in out
+        ):
+            # "how humid is it in the bedroom", "the bedroom's a bit chilly": a place that is
+            # one of the home's areas, in a part a device intent explains whole, is not a
+            # place a forecast or a clock is for
+            for c in out:
+                if "location" in c.intent.slots and "location" not in c.slots.fills:
+                    c.score -= self.avoid_penalty
         self._quantity_named(a, start, end, out)
         _announced_by_device(out, self.avoid_penalty)
         out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
@@ -231,6 +241,16 @@ class Router:
             return True
         names = self.slots.names
         return any(names.is_name_word(a.tokens[i].lemma) for i in part.content)
+
+    @staticmethod
+    def _names_home_area(a: Analysis, start: int, end: int) -> bool:
+        """An area of the home is said: its name, or "in here" where the room is known."""
+        return any(
+            h.kind == "room"
+            and start <= h.start < end
+            and (h.is_area or (h.key.startswith(AREA_MARK) and a.origin_room is not None))
+            for h in a.names
+        )
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
