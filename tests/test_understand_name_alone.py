@@ -100,3 +100,25 @@ def test_an_area_of_the_home_is_no_forecast(
 @pytest.mark.parametrize("text", ["is it humid in london", "how cold is it in paris today"])
 def test_a_place_away_is_still_the_forecast(flat: Understander, text: str) -> None:
     assert only_part(flat, text).intent == "weather.forecast"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("lock the balcony door", "device.lock"),
+        ("turn off the balcony thermometer", "device.turn_off"),
+    ],
+)
+def test_a_command_never_goes_to_a_device_that_cannot_do_it(
+    flat: Understander, text: str, intent: str
+) -> None:
+    part = only_part(flat, text)
+    assert part.intent == intent
+    assert "device" not in part.slots
+    assert part.provenance.get("missing")
+
+
+def test_a_value_of_another_kind_is_first_fitted_to_the_device(flat: Understander) -> None:
+    """ "radiator up a bit": a step of the radiator's temperature, never dropped."""
+    part = only_part(flat, "radiator up a bit")
+    assert (part.intent, part.slots.get("device")) == ("device.set_temperature", "bedroom radiator")
