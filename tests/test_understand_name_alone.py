@@ -122,3 +122,20 @@ def test_a_value_of_another_kind_is_first_fitted_to_the_device(flat: Understande
     """ "radiator up a bit": a step of the radiator's temperature, never dropped."""
     part = only_part(flat, "radiator up a bit")
     assert (part.intent, part.slots.get("device")) == ("device.set_temperature", "bedroom radiator")
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("I'm a bit cold", None),  # how one feels: the source's warmer words decide
+        ("it's a bit hot in here", None),
+        ("make it a bit colder", -1),  # the comparative is the change
+        ("a bit warmer please", 1),
+    ],
+)
+def test_a_feeling_is_no_change_word(flat: Understander, text: str, step: int | None) -> None:
+    """ "colder" is a change down; "cold", its lemma, is not: "I'm a bit cold" never turns
+    the heating down."""
+    part = only_part(flat, text, "living room")
+    assert part.intent == "device.set_temperature"
+    assert part.slots.get("step") == step
