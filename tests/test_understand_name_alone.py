@@ -139,3 +139,12 @@ def test_a_feeling_is_no_change_word(flat: Understander, text: str, step: int | 
     part = only_part(flat, text, "living room")
     assert part.intent == "device.set_temperature"
     assert part.slots.get("step") == step
+
+
+def test_every_phrase_of_the_intent_says_which_slot() -> None:
+    """ "i'd like ... with pepperoni": read by "i would like", and "with {topping}" still
+    makes "pepperoni" (a pizza and a topping) the topping."""
+    u = Understander(load_config(ROOT / "tests" / "data" / "takeaway"))
+    part = only_part(u, "we'll have a large pizza with chicken")
+    assert part.slots.get("topping") == "chicken"
+    assert "pizza" not in part.slots
