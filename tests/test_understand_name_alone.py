@@ -148,3 +148,9 @@ def test_every_phrase_of_the_intent_says_which_slot() -> None:
     part = only_part(u, "we'll have a large pizza with chicken")
     assert part.slots.get("topping") == "chicken"
     assert "pizza" not in part.slots
+
+
+def test_a_question_with_no_phrase_of_its_own_never_toggles(flat: Understander) -> None:
+    """The name-alone reading comes only where no phrase was said at all."""
+    part = only_part(flat, "is the kitchen light")
+    assert part.intent != "device.toggle"

@@ -382,6 +382,8 @@ class Router:
         that is nothing but names of devices, with no intent phrase, means what an intent
         marked `name_alone` does to a device of that kind (toggle a light, read a sensor);
         a device no such intent takes, or a name not known, stays out of scope."""
+        if any(m.inside(start, end) for m in a.matches):
+            return None  # a phrase was said: what it means, or nothing ("is the ... ?")
         content = self.content(a, start, end)
         named = [
             h
@@ -395,7 +397,12 @@ class Router:
             return None
         if not any(h.kind in ("device", "noun") for h in named):
             return None  # "the kitchen" alone is no request
-        alone = [i for i in self.config.intents.values() if i.name_alone and i.source]
+        asks = self.questions.asks(a.tokens, start, end)
+        alone = [
+            i
+            for i in self.config.intents.values()
+            if i.name_alone and i.source and not (asks and self.questions.acts(i))
+        ]
         literal: dict[str, set[int]] = {i.name: set() for i in alone}
         part = _PartFacts(content, literal, has_pronoun=False, declined=set(), referent=False)
         out = []
