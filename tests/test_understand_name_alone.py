@@ -154,3 +154,13 @@ def test_a_question_with_no_phrase_of_its_own_never_toggles(flat: Understander) 
     """The name-alone reading comes only where no phrase was said at all."""
     part = only_part(flat, "is the kitchen light")
     assert part.intent != "device.toggle"
+
+
+def test_a_phrase_word_that_ends_a_name_is_the_phrase() -> None:
+    """ "warmer" ends the name "Towel Warmer" (a switch) in the third home: said as the
+    temperature's phrase it is the phrase; the towel warmer is still named whole."""
+    u = Understander(load_config(ROOT / "tests" / "data" / "third_home"))
+    part = only_part(u, "make it warmer in the nursery")
+    assert (part.intent, part.slots.get("device")) == ("device.set_temperature", "nursery radiator")
+    part = only_part(u, "turn on the towel warmer")
+    assert (part.intent, part.slots.get("device")) == ("device.turn_on", "towel warmer")
