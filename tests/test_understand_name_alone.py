@@ -164,3 +164,10 @@ def test_a_phrase_word_that_ends_a_name_is_the_phrase() -> None:
     assert (part.intent, part.slots.get("device")) == ("device.set_temperature", "nursery radiator")
     part = only_part(u, "turn on the towel warmer")
     assert (part.intent, part.slots.get("device")) == ("device.turn_on", "towel warmer")
+
+
+def test_a_change_word_that_ends_a_name_still_says_the_step() -> None:
+    """ "a bit warmer" in the nursery: +1 degree, though "warmer" ends "Towel Warmer"."""
+    u = Understander(load_config(ROOT / "tests" / "data" / "third_home"))
+    part = only_part(u, "could you make the nursery a bit warmer")
+    assert part.slots.get("step") == 1
