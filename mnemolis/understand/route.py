@@ -203,7 +203,9 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     continue
-                if part.declined or (asks and c.coverage < self.unnamed_coverage):
+                # (a word the intent's own phrase says is its, too: "it's roasting")
+                away = part.declined - part.literal.get(c.intent.name, set())
+                if away or (asks and c.coverage < self.unnamed_coverage):
                     c.score -= self.avoid_penalty
         if asks and any(_reads_in_area(c) for c in out):
             # "what's the temperature in here": the room's sensor answers, not the forecast;
@@ -324,7 +326,9 @@ class Router:
         )
         # "increase the volume": the implied lights are not meant when a declined domain
         # is what the request is about
-        implied_away = slots.implied and any(i in part.declined for i in part.content)
+        implied_away = slots.implied and any(
+            i in part.declined and i not in evidence for i in part.content
+        )
         for slot in intent.requires:
             if slot == "device" and implied_away:
                 score -= self.nothing_penalty
