@@ -61,7 +61,7 @@ gate: venv
 	$(call home_gate, second_home,  0.99,   0.98,   0.99,  0.98,        0)
 	$(call home_gate, third_home,   0.93,   0.96,   0.93,  0.91,        1)
 	$(call home_gate, fourth_home,  0.97,   0.96,   0.93,  0.95,        4)
-	$(call home_gate, fifth_home,   0.93,   0.93,   0.93,  0.92,        1)
+	$(call home_gate, fifth_home,   0.94,   0.94,   0.95,  0.93,        1)
 	$(call home_gate, takeaway,     0.96,   0.99,   0.96,  0.95,        0)
 	$(call home_gate, garden,       0.96,   0.99,   0.97,  0.95,        0)
 
