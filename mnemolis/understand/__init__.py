@@ -32,6 +32,7 @@ from mnemolis.understand.scheduled import ScheduledActions
 from mnemolis.understand.slots import SlotExtractor
 from mnemolis.understand.text import TextPipeline
 from mnemolis.understand.trace import Trace
+from mnemolis.understand.unable import drop_unable
 from mnemolis.understand.values import fit_to_device
 
 __all__ = ["Context", "Trace", "Understander", "registry_from_config"]
@@ -195,7 +196,14 @@ class Understander:
                 if trace:
                     self._describe_route(r, trace)
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
+            if part.intent is None and part.provenance.get("reason") == "no intent phrase":
+                alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
+                if alone is not None and alone.part.intent is not None:
+                    part, routed[-1] = alone.part, alone
+                    if trace:
+                        self._describe_route(alone, trace)
             fit_to_device(part, self.config, self.registry)  # "set it to 25 percent"
+            drop_unable(part, self.config, self.registry)  # "lock the back door": a sensor
             if part.revert is not None:  # "... for 10 minutes": put back what was resolved
                 part.revert.slots = dict(part.slots)
                 part.revert.provenance = dict(part.provenance)

@@ -124,10 +124,16 @@ class Analyzer:
             for phrase in phrases:
                 self._cues.add(f"{kind}\t{phrase}", [text.nlp.make_doc(phrase)])
         self._slots = PhraseMatcher(text.vocab, attr="LEMMA")
+        # one inflected word is meant as written: "colder" is a change down, "cold" (as
+        # in "I'm a bit cold") is not; a base form matches every inflection
+        self._slots_as_written = PhraseMatcher(text.vocab, attr="LOWER")
         for slot in config.slots.values():
             for form, value in slot.values.items():
                 # as a query reads it: "four cheese" is said "4 cheese"
-                self._slots.add(f"{slot.name}\t{value}", [text.doc(written(form))])
+                said = text.doc(written(form))
+                one = len(said) == 1 and said[0].lemma_ != said[0].lower_
+                matcher = self._slots_as_written if one else self._slots
+                matcher.add(f"{slot.name}\t{value}", [said])
 
     def _gaps_fit(self, m: Match, slot_words: list[SlotWord]) -> bool:
         """A wide gap holds at most `MAX_GAP` words that are not values of the intent's
@@ -159,7 +165,7 @@ class Analyzer:
             cues.append(Cue(kind, phrase, start, end))
         cues.sort(key=lambda c: (c.start, -c.end))
         slot_words = []
-        for match_id, start, end in self._slots(doc):
+        for match_id, start, end in [*self._slots(doc), *self._slots_as_written(doc)]:
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
         found = [m for m in self.intents.find(doc) if self._gaps_fit(m, slot_words)]

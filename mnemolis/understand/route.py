@@ -16,7 +16,8 @@ from mnemolis.config import Config, IntentSpec
 from mnemolis.core.plan import Part
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.device_sets import CLASS_IN_AREA, DeviceSets
-from mnemolis.understand.intents import Match
+from mnemolis.understand.intents import Match, PhraseRule
+from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
 from mnemolis.understand.slots import SlotExtractor, SlotResult
@@ -128,6 +129,7 @@ class Router:
         self.avoid_penalty = lang.routing.get("avoid_penalty", 0.15)
         self.topic_weight = lang.routing.get("topic_coverage", 0.5)
         self.unnamed_coverage = lang.routing.get("unnamed_question_coverage", 0.75)
+        self.alone_weight = lang.routing.get("name_alone_weight", 0.8)
         self.quiet = lang.stop_words | lang.filler_words
         self.pronouns = lang.pronouns
         # a question never acts (the question frame), and asks about a class or a set
@@ -201,13 +203,24 @@ class Router:
             for c in out:
                 if c.intent.source is None or "device" not in c.intent.slots:
                     continue
-                if part.declined or (asks and c.coverage < self.unnamed_coverage):
+                # (a word the intent's own phrase says is its, too: "it's roasting")
+                away = part.declined - part.literal.get(c.intent.name, set())
+                if away or (asks and c.coverage < self.unnamed_coverage):
                     c.score -= self.avoid_penalty
         if asks and any(_reads_in_area(c) for c in out):
             # "what's the temperature in here": the room's sensor answers, not the forecast;
             # a day other than now is the forecast's ("what's the temperature tomorrow")
             for c in out:
                 if "device" not in c.intent.slots and not _names_a_day(c):
+                    c.score -= self.avoid_penalty
+        if self._names_home_area(a, start, end) and any(
+            "device" in c.intent.slots and c.coverage >= 1.0 and not c.slots.wrong_type for c in out
+        ):
+            # "how humid is it in the bedroom", "the bedroom's a bit chilly": a place that is
+            # one of the home's areas, in a part a device intent explains whole, is not a
+            # place a forecast or a clock is for
+            for c in out:
+                if "location" in c.intent.slots and "location" not in c.slots.fills:
                     c.score -= self.avoid_penalty
         self._quantity_named(a, start, end, out)
         _announced_by_device(out, self.avoid_penalty)
@@ -230,6 +243,16 @@ class Router:
             return True
         names = self.slots.names
         return any(names.is_name_word(a.tokens[i].lemma) for i in part.content)
+
+    @staticmethod
+    def _names_home_area(a: Analysis, start: int, end: int) -> bool:
+        """An area of the home is said: its name, or "in here" where the room is known."""
+        return any(
+            h.kind == "room"
+            and start <= h.start < end
+            and (h.is_area or (h.key.startswith(AREA_MARK) and a.origin_room is not None))
+            for h in a.names
+        )
 
     def _quantity_named(self, a: Analysis, start: int, end: int, out: list[Candidate]) -> None:
         """ "set the humidity in the bedroom to 50%", "set the kitchen to 20 degrees": an
@@ -303,7 +326,9 @@ class Router:
         )
         # "increase the volume": the implied lights are not meant when a declined domain
         # is what the request is about
-        implied_away = slots.implied and any(i in part.declined for i in part.content)
+        implied_away = slots.implied and any(
+            i in part.declined and i not in evidence for i in part.content
+        )
         for slot in intent.requires:
             if slot == "device" and implied_away:
                 score -= self.nothing_penalty
@@ -353,8 +378,50 @@ class Router:
         condition: bool = False,
         referent: bool = False,
     ) -> Routed:
-        text = a.span_text(start, end)
         candidates = self.candidates(a, start, end, condition=condition, referent=referent)
+        return self._routed(a, start, end, candidates)
+
+    def route_alone(self, a: Analysis, start: int, end: int) -> Routed | None:
+        """ "kitchen light", "balcony thermometer", "lights" said in the kitchen: a part
+        that is nothing but names of devices, with no intent phrase, means what an intent
+        marked `name_alone` does to a device of that kind (toggle a light, read a sensor);
+        a device no such intent takes, or a name not known, stays out of scope."""
+        if any(m.inside(start, end) for m in a.matches):
+            return None  # a phrase was said: what it means, or nothing ("is the ... ?")
+        content = self.content(a, start, end)
+        named = [
+            h
+            for h in a.names
+            if start <= h.start
+            and h.end <= end
+            and (h.kind in ("device", "noun", "room") or h.is_area)
+        ]
+        covered = {i for h in named for i in range(h.start, h.end)}
+        if not content or not covered.issuperset(content):
+            return None
+        if not any(h.kind in ("device", "noun") for h in named):
+            return None  # "the kitchen" alone is no request
+        asks = self.questions.asks(a.tokens, start, end)
+        alone = [
+            i
+            for i in self.config.intents.values()
+            if i.name_alone and i.source and not (asks and self.questions.acts(i))
+        ]
+        literal: dict[str, set[int]] = {i.name: set() for i in alone}
+        part = _PartFacts(content, literal, has_pronoun=False, declined=set(), referent=False)
+        out = []
+        for intent in alone:
+            rule = PhraseRule(intent.name, "(a name alone)", self.alone_weight, 2)
+            c = self._score(a, start, end, intent, [Match(rule, start, start, ())], part)
+            if c.slots.wrong_type or c.slots.unknown:
+                continue  # "front door lock", "garage light" with no garage: nothing alone
+            if "device" in c.slots.fills or c.slots.options:
+                out.append(c)
+        out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
+        return self._routed(a, start, end, out) if out else None
+
+    def _routed(self, a: Analysis, start: int, end: int, candidates: list[Candidate]) -> Routed:
+        text = a.span_text(start, end)
         best = candidates[0] if candidates else None
         part = Part(text=text)
         routed = Routed(start, end, part, best, candidates)

@@ -87,7 +87,14 @@ class SlotExtractor:
     ) -> None:
         """The intent's list slots (`list_values`): the longest value wins, shared words go
         to the slot whose context fits, a slot that takes several holds them all."""
-        captures = match.captures if match is not None else {}
+        # what every phrase of the intent in the part captures, the best one's first: "i'd
+        # like a medium pizza with pepperoni" is read by "i would like", and "with
+        # {topping}" still says which slot "pepperoni" is
+        captures = dict(match.captures) if match is not None else {}
+        for m in a.matches:
+            if m.intent == intent.name and m.inside(start, end) and m is not match:
+                for slot, span in m.captures.items():
+                    captures.setdefault(slot, span)
         order = self.list_order.get(intent.name) or list_slots(intent, self.config.slots)
         readings = read_values(a, start, end, order, out.covered, captures, self.joiners)
         for r in readings:

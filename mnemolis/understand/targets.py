@@ -88,6 +88,9 @@ class TargetResolver:
         skip: set[int],
     ) -> tuple[Targets | None, AreaScope | None]:
         """The devices meant in tokens[start:end] and the area named there."""
+        # "make it warmer in the nursery": the last word of the name of a device the intent
+        # cannot act on ("Towel Warmer", a switch), said as the intent's phrase, is the phrase
+        hits = [h for h in hits if not self._phrase_word(h, intent, skip)]
         # "mop the kitchen": work only a vacuum does narrows what the intent may start
         worked = self._work(a, start, end, hits) & set(intent.device_types)
         types = worked or self._types(a, start, end, intent)
@@ -264,6 +267,13 @@ class TargetResolver:
             how = "all"
         ask = len(candidates) > 1 and not wants_all
         return Targets(candidates, *span, how, ask, covered, implied=how == "implied")
+
+    def _phrase_word(self, h: NameHit, intent: IntentSpec, skip: set[int]) -> bool:
+        if h.kind != "noun" or self.names.noun_types(h.key) or not intent.device_types:
+            return False
+        meant = {d.type for tier in self.names.noun_tiers(h.key) for d in tier}
+        inside = skip.issuperset(range(h.start, h.end))
+        return inside and not meant & set(intent.device_types)
 
     def _verb(self, a: Analysis, noun: NameHit, start: int, skip: set[int]) -> bool:
         """ "switch off the kitchen", "switch it off": a type word that is also a verb

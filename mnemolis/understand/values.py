@@ -83,6 +83,7 @@ class ValueReader:
         self.number_slots = {n for n, s in config.slots.items() if s.type == "number"}
         self.quiet = config.language.stop_words | config.language.filler_words
         self.words = config.language.numbers
+        self.type_nouns = {w for nouns in config.device_nouns.values() for w in nouns}
 
     # ------------------------------------------------------------------ entry
 
@@ -106,11 +107,12 @@ class ValueReader:
                 del out.fills[name]
         quantities = [s for s in wanted if s != STEP]
         # digits inside a name ("light 0", "scene 4") are the name's, not a value; a name
-        # hit of digits alone (the "2" of "light 2") is a number said, not that name
+        # hit of digits alone (the "2" of "light 2") is a number said, not that name; the
+        # last word of a name said alone ("warmer" of "Towel Warmer") is a word, not a name
         blocked = {
             i
             for h in a.names
-            if h.kind in ("device", "room", "noun")
+            if (h.kind in ("device", "room") or (h.kind == "noun" and h.key in self.type_nouns))
             and start <= h.start
             and h.end <= end
             and not all(a.tokens[k].is_num for k in range(h.start, h.end))
