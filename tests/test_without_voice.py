@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +32,11 @@ sys.exit(main(sys.argv[1:]))
 )
 def test_text_commands_run_without_the_voice_extra(argv: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _CHILD, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "ModuleNotFoundError" not in done.stderr
