@@ -228,10 +228,11 @@ def test_an_owners_bad_pronunciation_names_its_line(tmp_path: Path) -> None:
     "raw, problem",
     [
         ({"engine": "whisper"}, "engine: 'whisper' is not one of pocketsphinx"),
-        ({"ask_below": 1.5}, "ask_below: 1.5 is not between 0 and 1"),
+        ({"reject_below": 1.5}, "reject_below: 1.5 is not between 0 and 1"),
         ({"alternatives": 2.5}, "alternatives: a whole number"),
         ({"free_words": "many"}, "free_words: a number"),
-        ({"reject_below": 0.9, "ask_below": 0.5}, "reject_below (0.9) is above ask_below"),
+        # it never asked anything back: where the setting that does is
+        ({"ask_below": 0.5}, "heard.ask_back_below in sources/assistant.yaml"),
         ({"colour": 1}, "unknown setting 'colour'"),
         ([1, 2], "recogniser"),
     ],
@@ -247,8 +248,8 @@ def test_bad_settings_name_file_and_line(tmp_path: Path, raw: object, problem: s
 def test_settings_default_and_read() -> None:
     at = At(Path("voice.yaml")) / "recogniser"
     assert load_recogniser_settings(None, at) == RecogniserSettings()
-    read = load_recogniser_settings({"ask_below": 0.7, "alternatives": 5}, at)
-    assert (read.ask_below, read.alternatives) == (0.7, 5)
+    read = load_recogniser_settings({"reject_below": 0.3, "alternatives": 5}, at)
+    assert (read.reject_below, read.alternatives) == (0.3, 5)
 
 
 # --------------------------------------------------------------------------- pure parts

@@ -3,8 +3,8 @@
 Never act on a mishearing: a path through the [garbage] words (speech that is
 none of the known requests: a question for someone else, the television, a
 cough) is "not a request I know"; a reading below ``reject_below`` is "not
-sure"; the rest carries its confidence so the assistant asks back below
-``ask_below``.
+sure"; the rest carries its confidence so the assistant asks back below its
+``heard.ask_back_below``.
 """
 
 from __future__ import annotations

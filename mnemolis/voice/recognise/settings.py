@@ -5,7 +5,6 @@
     recogniser:
       engine: pocketsphinx        # the embedded recogniser (a Wyoming URI: another engine)
       model: grammar              # grammar (only the known sentences) or ngram (freer, weaker)
-      ask_below: 0.6              # below this confidence, ask "Did you say ...?" first
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
       free_words: 0               # common English words for free text (0: off; see the docs)
       garbage: 0.05               # the model's share for speech that is no request (0: off)
@@ -13,7 +12,8 @@
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
 
-A wrong value names its file and line, as every setting does.
+A wrong value names its file and line, as every setting does. When to ask back ("Did
+you say ...?") is the assistant's: ``heard.ask_back_below`` in ``sources/assistant.yaml``.
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ class RecogniserSettings:
     #: grammar: only the sentences the configuration knows (docs/voice-recogniser.md);
     #: ngram: a class trigram over them, freer and measured far weaker
     model: str = "grammar"
-    #: recommended for the pipeline: ask back before acting below this confidence
-    ask_below: float = 0.6
     #: below this confidence the recogniser says it heard nothing sure
     reject_below: float = 0.35
     #: common English words for free text: 0 (off) by default, measured to swallow the
@@ -61,7 +59,6 @@ class RecogniserSettings:
 
 
 _RANGES: dict[str, tuple[float, float]] = {
-    "ask_below": (0.0, 1.0),
     "reject_below": (0.0, 1.0),
     "free_words": (0, 50000),
     "garbage": (0.0, 0.9),
@@ -83,6 +80,11 @@ def load_recogniser_settings(data: Any, at: At) -> RecogniserSettings:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         k_at = at / key
+        if key == "ask_below":  # it never asked anything back: the assistant does
+            raise k_at.error(
+                "ask_below is not the recogniser's: the assistant asks back below "
+                "heard.ask_back_below in sources/assistant.yaml"
+            )
         if key not in known:
             raise k_at.error(f"unknown setting {key!r} (known: {', '.join(sorted(known))})")
         default = getattr(RecogniserSettings(), key)
@@ -103,12 +105,7 @@ def load_recogniser_settings(data: Any, at: At) -> RecogniserSettings:
         if isinstance(default, int) and not float(value).is_integer():
             raise k_at.error(f"{key}: a whole number")
         values[key] = type(default)(value)
-    settings = RecogniserSettings(**values)
-    if settings.reject_below > settings.ask_below:
-        raise (at / "reject_below").error(
-            f"reject_below ({settings.reject_below}) is above ask_below ({settings.ask_below})"
-        )
-    return settings
+    return RecogniserSettings(**values)
 
 
 def recogniser_settings(config: Config) -> RecogniserSettings:
