@@ -57,8 +57,9 @@ class RecogniserSettings:
     beam: float = 1e-80
     word_beam: float = 1e-60
     #: at most this many HMMs active a frame (pocketsphinx's ``maxhmmpf``, 30000 by
-    #: default): 7000 heard the same recordings a quarter faster; 5000 lost one
-    max_hmms: int = 7000
+    #: default): 15000 heard the recordings word for word as 30000 did; 10000 and 7000
+    #: heard as many exactly but more words wrong, 5000 lost one
+    max_hmms: int = 15000
     #: speech shorter than this is no request ("silence")
     min_speech_ms: int = 150
 
