@@ -18,7 +18,7 @@ import pocketsphinx
 from mnemolis.config import Config
 from mnemolis.core.devices import DeviceRegistry
 from mnemolis.voice.recognise import cache
-from mnemolis.voice.recognise.general import common_words, model_path
+from mnemolis.voice.recognise.general import common_words_kept, model_path
 from mnemolis.voice.recognise.grammar import GrammarInput, compile_grammar
 from mnemolis.voice.recognise.model import ModelInfo, add_garbage, compile_model
 from mnemolis.voice.recognise.pronounce import build_lexicon
@@ -66,15 +66,18 @@ def gather(
     settings: RecogniserSettings,
     registry: DeviceRegistry | None = None,
     names: Mapping[str, Iterable[str]] | None = None,
+    state_dir: Path | None = None,
 ) -> Vocabulary:
-    """Everything the configuration can understand, as templates and classes."""
+    """Everything the configuration can understand, as templates and classes (the
+    common words kept in ``state_dir``'s cache: `general.common_words_kept`)."""
+    kept = cache.cache_root(state_dir) if state_dir is not None else None
     vocab = Vocabulary()
     home_names(vocab, config, registry)
     numbers(vocab)
     slot_values(vocab, config)
     source_names(vocab, names or {}, settings.names_limit)
     common_items(vocab)
-    free_words(vocab, common_words(settings.free_words))
+    free_words(vocab, common_words_kept(settings.free_words, kept))
     intent_templates(vocab, config, config.intents.values())
     scaffold_templates(vocab)
     rules, shapes = sentence_shapes()
@@ -82,7 +85,7 @@ def gather(
     action_classes(vocab, config, registry, typed_classes(said))
     opener_templates(vocab, config)
     resolve_fallbacks(vocab)
-    garbage_words(vocab, common_words(GARBAGE_POOL), settings.garbage_words)
+    garbage_words(vocab, common_words_kept(GARBAGE_POOL, kept), settings.garbage_words)
     if settings.model == "ngram":
         add_garbage(vocab, settings.garbage)
     return vocab

@@ -67,6 +67,7 @@ class ModelDecoder:
                 beam=settings.beam,
                 pbeam=settings.beam,
                 wbeam=settings.word_beam,
+                maxhmmpf=settings.max_hmms,
             )
         else:
             self.decoder = pocketsphinx.Decoder(

@@ -70,7 +70,7 @@ class PocketsphinxRecogniser:
         try:
             config = self._config
             names = self._names(config) if self._names else {}
-            vocab = gather(config, self.settings, self._registry, names)
+            vocab = gather(config, self.settings, self._registry, names, self.state_dir)
             compiled = compile_cached(
                 vocab,
                 self.settings,
