@@ -45,7 +45,7 @@ from mnemolis.voice.recognise.vocabulary import (
 )
 
 #: Bumped when the way a model is compiled changes, so old caches are not reused.
-BUILD_VERSION = 8
+BUILD_VERSION = 9
 DICTIONARY = "en-us/cmudict-en-us.dict"
 #: The common words garbage is chosen from (those the requests do not use).
 GARBAGE_POOL = 5000

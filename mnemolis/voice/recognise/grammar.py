@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemolis.voice.recognise.model import META, ModelInfo, member_token, pronunciations
-from mnemolis.voice.recognise.patterns import is_rule
+from mnemolis.voice.recognise.patterns import TYPED, is_rule
 from mnemolis.voice.recognise.pronounce import Lexicon
 from mnemolis.voice.recognise.vocabulary import FREE, GARBAGE, Vocabulary, class_token, is_class
 
@@ -267,14 +267,17 @@ def compile_grammar(
     members: dict[str, list[tuple[str, Ways]]] = {}
     for cls, entries in vocab.classes.items():
         kept = []
+        # the devices that can do something (`device.cover+lock`) are words of the
+        # device class: one dictionary entry a name, however many classes hold it
+        base = cls.split(".", 1)[0] if cls.split(".", 1)[0] in TYPED else cls
         for words, display in sorted(entries.items()):
             ways = pronunciations(words, lexicon)
             if ways:
                 # free words read back as themselves; garbage is told by its class
-                token = words[0] if cls == FREE else member_token(cls, words)
+                token = words[0] if cls == FREE else member_token(base, words)
                 kept.append((token, tuple(ways)))
                 if cls != FREE:
-                    info.members[token] = [cls, display]
+                    info.members.setdefault(token, [base, display])
         if kept:
             members[cls] = kept
     fsg = _Fsg(0)
