@@ -12,11 +12,11 @@ own type ("radiator up a bit": a temperature step, not a brightness).
 from __future__ import annotations
 
 from mnemolis.config import Config
-from mnemolis.core.devices import TYPE_ACTIONS, DeviceRegistry
+from mnemolis.core.devices import READ_ACTION, TYPE_ACTIONS, DeviceRegistry
 from mnemolis.core.plan import Part
 
 #: Actions that only read: a question may name a device of any kind.
-READS = frozenset({"state"})
+READS = frozenset({READ_ACTION})
 
 
 def drop_unable(part: Part, config: Config, registry: DeviceRegistry) -> None:

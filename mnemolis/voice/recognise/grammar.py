@@ -20,9 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemolis.voice.recognise.model import META, ModelInfo, member_token, pronunciations
-from mnemolis.voice.recognise.patterns import TYPED, is_rule
+from mnemolis.voice.recognise.patterns import is_rule
 from mnemolis.voice.recognise.pronounce import Lexicon
-from mnemolis.voice.recognise.vocabulary import FREE, GARBAGE, Vocabulary, class_token, is_class
+from mnemolis.voice.recognise.vocabulary import (
+    FREE,
+    GARBAGE,
+    TYPED,
+    Vocabulary,
+    class_token,
+    is_class,
+)
 
 GRAMMAR = "home.fsg"
 DICTIONARY = "words.dict"
@@ -269,7 +276,8 @@ def compile_grammar(
         kept = []
         # the devices that can do something (`device.cover+lock`) are words of the
         # device class: one dictionary entry a name, however many classes hold it
-        base = cls.split(".", 1)[0] if cls.split(".", 1)[0] in TYPED else cls
+        head = cls.split(".", 1)[0]
+        base = head if head in TYPED else cls
         for words, display in sorted(entries.items()):
             ways = pronunciations(words, lexicon)
             if ways:

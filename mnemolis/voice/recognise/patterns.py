@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mnemolis.core.devices import TYPE_ACTIONS
 from mnemolis.voice.recognise.spoken import spoken_words
-from mnemolis.voice.recognise.vocabulary import class_token
+from mnemolis.voice.recognise.vocabulary import TYPED, class_token
 
 #: At most this many sequences from one pattern (alternatives multiply).
 MAX_EXPANSIONS = 400
@@ -139,11 +139,6 @@ def expand_rules(raw: Mapping[str, str | list[str]]) -> dict[str, list[tuple[str
             seqs.extend(_expand(parse(text), rules))
         rules[name] = list(dict.fromkeys(seqs))
     return rules
-
-
-#: The classes a rule said with device actions (``<target:open>``) keeps to the devices
-#: and nouns that can do one of them.
-TYPED = ("device", "noun")
 
 
 def typed_class(cls: str, actions: str) -> str:

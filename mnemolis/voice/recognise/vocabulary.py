@@ -136,13 +136,17 @@ def _device_members(vocab: Vocabulary, cls: str, devices: Iterable[Device]) -> N
             vocab.add_member(cls, spoken_words(name), name)
 
 
+#: The classes a command narrows to the devices that can obey it (`patterns.type_rules`).
+TYPED = ("device", "noun")
+
+
 def typed_classes(seqs: Iterable[Iterable[str]]) -> set[str]:
     """The classes of devices or nouns of some types (``[device.cover+lock]``) these
     token sequences name."""
     found = set()
     for seq in seqs:
         for tok in seq:
-            if is_class(tok) and tok[1:-1].split(".", 1)[0] in ("device", "noun") and "." in tok:
+            if is_class(tok) and "." in tok and tok[1:-1].split(".", 1)[0] in TYPED:
                 found.add(tok[1:-1])
     return found
 
