@@ -28,6 +28,7 @@ from mnemolis.understand.names import AREA_MARK, NameHit, NameIndex
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.shared_names import AreaWords, every_one, namesake_in
 from mnemolis.understand.shared_nouns import rivals
+from mnemolis.understand.target_tiers import first_tier, kind_of, longest, tokens_of
 from mnemolis.understand.unknown_names import UnknownNames
 from mnemolis.understand.work_words import work_said
 
@@ -46,16 +47,6 @@ class Targets:
     implied: bool = False
     missing: str | None = None  # the type asked for ("the vacuum", "mop"), none of it there
     unknown: str | None = None  # words naming an area or a device the home lacks
-
-
-def longest(hits: list[NameHit]) -> list[NameHit]:
-    """Drop hits inside a longer one (hits on the very same span are all kept)."""
-    spans = sorted({(h.start, h.end) for h in hits}, key=lambda s: (-(s[1] - s[0]), s[0]))
-    kept: list[tuple[int, int]] = []
-    for s, e in spans:
-        if not any(ks <= s and e <= ke and (ks, ke) != (s, e) for ks, ke in kept):
-            kept.append((s, e))
-    return sorted((h for h in hits if (h.start, h.end) in kept), key=lambda h: h.start)
 
 
 class TargetResolver:
@@ -136,10 +127,10 @@ class TargetResolver:
             lost = (here[0].start, here[0].end)  # "all the lights in here", room unknown: never all
         if lost is not None:  # "the lights in the cellar": an area the home does not have
             # (its words stay unexplained: "the temperature in pheonix" may be a place's)
-            asked = _tokens([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
+            asked = tokens_of([h for h in hits if h.kind == "noun" and h.end <= lost[0]])
             return Targets([], *lost, "unknown", covered=asked, unknown=a.span_text(*lost)), None
         if devices:  # "the floor lamp": the "LR Floor Lamp 2", not a "Lamp"
-            taken = skip | set(_tokens(rooms))
+            taken = skip | set(tokens_of(rooms))
             devices = fuller(self.names, a, devices, start, taken, self.quiet) or devices
         if devices and self._generic_name(a, devices[0], types, scope, origin):
             devices = []  # "turn off the heating" in the bedroom: its radiator, not "heating"
@@ -193,7 +184,7 @@ class TargetResolver:
             tiers = [t for t in tiers if t]
             tiers, lost = self.unknown.narrow(a, noun, start, skip=taken, tiers=tiers)
             if lost is not None:  # "the ninja scene": named with words no device has
-                kind = _kind(self.names.noun_types(noun.key) & types or types)
+                kind = kind_of(self.names.noun_types(noun.key) & types or types)
                 return Targets([], *lost, "unknown", missing=kind, unknown=a.span_text(*lost))
             how = "noun"
             span = (
@@ -207,9 +198,10 @@ class TargetResolver:
                 # "set the lights to 30 percent" as a temperature: the lights cannot; nor
                 # can "the feeder portions" (a number) be the lights a brightness implies
                 # ("set the temperature to 70" says its own quantity, not a sensor)
-                return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
+                return Targets([], *span, how, covered=tokens_of(nouns), wrong_type=True)
             if tiers and (rival := rivals(self.names, noun.key, types, intent.also_means, scope)):
-                return Targets([*tiers[0], *rival], *span, how, True, _tokens(nouns))  # which door?
+                # which door?
+                return Targets([*tiers[0], *rival], *span, how, True, tokens_of(nouns))
         if tiers:
             pass  # a type noun named them
         elif scope is not None or asked:
@@ -218,7 +210,7 @@ class TargetResolver:
             wanted = (asked & types if types else asked) if asked else types
             if asked and not wanted:
                 # "set the heating to 22" as a brightness: no light was asked for
-                return Targets([], *span, how, covered=_tokens(nouns), wrong_type=True)
+                return Targets([], *span, how, covered=tokens_of(nouns), wrong_type=True)
             all_devices = self.names.devices.values()
             tiers = (
                 [[d for d in all_devices if d.type in wanted]]
@@ -238,7 +230,7 @@ class TargetResolver:
         elif not nouns:
             return None
         roaming = self.roaming & set(intent.device_types)  # sent there, not asked about
-        candidates, where = _first(tiers, scope, origin, roaming)
+        candidates, where = first_tier(tiers, scope, origin, roaming)
         here = not candidates and spoken_here(rooms)  # "make it 21 in here", none in here
         if how in ("implied", "room") and origin and (not where or here):  # "I'm cold"
             candidates = house_wide(candidates or tiers[0], self.names) or candidates
@@ -246,12 +238,12 @@ class TargetResolver:
         alone = alone and not referred
         if alone and where and all(d.type == intent.area_means for d in candidates):
             wants_all = True
-        covered = _tokens(nouns)
+        covered = tokens_of(nouns)
         if not candidates:
             implied = how == "implied"
             # "set the bathroom to 20 degrees" with no thermostat there: none of the kinds
             # the intent acts on is there, and that is what the answer says
-            missing = _kind(asked or (types if where else set()))
+            missing = kind_of(asked or (types if where else set()))
             return Targets([], *span, how, covered=covered, implied=implied, missing=missing)
         # "the lights" of an area: all of them there; asking about an area ("is anything
         # on in the kitchen") asks about all of it (a question acts on nothing)
@@ -459,39 +451,3 @@ class TargetResolver:
     def _states(a: Analysis, start: int, end: int) -> set[str]:
         """The state words said in tokens[start:end] ("locked", "open")."""
         return {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
-
-
-def _kind(types: set[str]) -> str | None:
-    """The one type to name in "there is no vacuum in the living room"."""
-    return min(types) if types else None
-
-
-def _tokens(hits: list[NameHit]) -> tuple[int, ...]:
-    return tuple(i for h in hits for i in range(h.start, h.end))
-
-
-def _first(
-    tiers: list[list[Device]],
-    scope: AreaScope | None,
-    origin: str | None,
-    roaming: frozenset[str],
-) -> tuple[list[Device], bool]:
-    """The first tier with devices where they were asked for, and whether an area
-    chose them: a named area or floor is a rule (a device outside it, or in no area,
-    is never taken); with no area named, the origin's area is a preference over
-    every tier, then the whole house."""
-    if scope is not None and not scope.everywhere:
-        # a robot that lives there before one that goes anywhere ("vacuum upstairs")
-        for sent in (frozenset[str](), roaming):
-            for tier in tiers:
-                inside = [d for d in tier if scope.holds(d, sent)]
-                if inside:
-                    return inside, True
-        return [], True
-    here = origin_scope(origin) if scope is None else None
-    if here is not None:
-        for tier in tiers:
-            inside = [d for d in tier if here.holds(d)]
-            if inside:
-                return inside, True
-    return next((tier for tier in tiers if tier), []), False
