@@ -36,6 +36,9 @@ class SlotResult:
     options: list[str] = field(default_factory=list)  # ambiguous device candidates
     covered: set[int] = field(default_factory=set)
     wrong_type: bool = False  # the named device cannot do what the intent does
+    #: A name said exactly, of a device of another kind, taken for the device of the
+    #: intent's kind named with its words ("lock the front door": the front door lock)
+    stood_in: bool = False
     implied: bool = False  # no device was named; the intent's own type stands in
     missing: str | None = None  # the device type asked for, with no device of it there
     unknown: str | None = None  # the words of an area or a device the home does not have

@@ -15,11 +15,15 @@ said in words no dictionary has either, is the one brand close enough to it
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz, process
 
 from mnemolis.core.devices import Device, name_key
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.names import NameHit, NameIndex
+
+_DIGITS = re.compile(r"\d+")
 
 #: A stem heard is a weaker hit than a name said whole (the hit's score).
 STEM_SCORE = 95.0
@@ -33,7 +37,7 @@ class NameStems:
         self.quiet = quiet
         self._built_for: dict[str, Device] | None = None
         self._stems: dict[str, list[str]] = {}
-        self._brands: list[str] = []
+        self._brands: dict[tuple[str, ...], list[str]] = {}  # by the numbers they hold
 
     def hits(self, a: Analysis, start: int, end: int, skip: set[int]) -> list[NameHit]:
         """The devices whose stem is every word of tokens[start:end] but the verb's
@@ -54,8 +58,10 @@ class NameStems:
         return [NameHit("device", i, said[0], said[-1] + 1, score) for i in ids]
 
     def _heard(self, said: str) -> tuple[str, float]:
-        """The brand run close enough to ``said``, and how close; else none."""
-        found = process.extract(said, self._brands, scorer=fuzz.ratio, limit=2)
+        """The brand run close enough to ``said``, and how close; else none. Its numbers
+        are said exactly: "sonoff s31 04" is no "Sonoff S31 03" heard wrong."""
+        brands = self._brands.get(tuple(_DIGITS.findall(said)), [])
+        found = process.extract(said, brands, scorer=fuzz.ratio, limit=2)
         cutoff, margin = self.names.fuzzy_cutoff, self.names.fuzzy_margin
         if not found or found[0][1] < cutoff:
             return "", 0.0
@@ -68,7 +74,10 @@ class NameStems:
         if devices is not self._built_for:
             self._stems = _stems(self.names, devices)
             known = self.names.text.is_dictionary_word
-            self._brands = [s for s in self._stems if not all(map(known, s.split()))]
+            self._brands = {}
+            for stem in self._stems:
+                if not all(map(known, stem.split())):
+                    self._brands.setdefault(tuple(_DIGITS.findall(stem)), []).append(stem)
             self._built_for = devices
         return self._stems
 

@@ -224,7 +224,10 @@ class Router:
                     c.score -= self.avoid_penalty
         self._quantity_named(a, start, end, out)
         _announced_by_device(out, self.avoid_penalty)
-        out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
+        # of two as sure, the one that acts on the device named, not on another named with
+        # its words: "set the ceiling fan to 50%" is the fan's speed, not the brightness of
+        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits)
+        out.sort(key=lambda c: (c.score, not c.slots.stood_in, c.intent.priority), reverse=True)
         return out
 
     def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
@@ -417,7 +420,10 @@ class Router:
                 continue  # "front door lock", "garage light" with no garage: nothing alone
             if "device" in c.slots.fills or c.slots.options:
                 out.append(c)
-        out.sort(key=lambda c: (c.score, c.intent.priority), reverse=True)
+        # of two as sure, the one that acts on the device named, not on another named with
+        # its words: "set the ceiling fan to 50%" is the fan's speed, not the brightness of
+        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits)
+        out.sort(key=lambda c: (c.score, not c.slots.stood_in, c.intent.priority), reverse=True)
         return self._routed(a, start, end, out) if out else None
 
     def _routed(self, a: Analysis, start: int, end: int, candidates: list[Candidate]) -> Routed:

@@ -153,6 +153,7 @@ class SlotExtractor:
             return
         out.covered.update(found.covered)
         out.wrong_type = found.wrong_type
+        out.stood_in = found.stood_in
         out.implied = found.implied
         out.missing = found.missing
         out.unknown = found.unknown

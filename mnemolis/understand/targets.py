@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemolis.config import Config, IntentSpec
-from mnemolis.core.devices import Device
+from mnemolis.core.devices import Device, name_key
 from mnemolis.understand.analysis import Analysis
 from mnemolis.understand.areas import AreaScope, narrow, origin_scope, scope_of, union
 from mnemolis.understand.fuller_names import fuller
@@ -47,6 +47,7 @@ class Targets:
     implied: bool = False
     missing: str | None = None  # the type asked for ("the vacuum", "mop"), none of it there
     unknown: str | None = None  # words naming an area or a device the home lacks
+    stood_in: bool = False  # a name said of another kind, taken for one named with its words
 
 
 class TargetResolver:
@@ -183,6 +184,8 @@ class TargetResolver:
             tiers = [[d for d in t if d.type in types] for t in every] if types else every
             tiers = [t for t in tiers if t]
             tiers, lost = self.unknown.narrow(a, noun, start, skip=taken, tiers=tiers)
+            if lost is None:  # "sonoff basic 3": words after it that no name has
+                tiers, lost = self.unknown.after(a, noun, end, taken, tiers)
             if lost is not None:  # "the ninja scene": named with words no device has
                 kind = kind_of(self.names.noun_types(noun.key) & types or types)
                 return Targets([], *lost, "unknown", missing=kind, unknown=a.span_text(*lost))
@@ -360,6 +363,7 @@ class TargetResolver:
         keys = [k for h in same for k in (h.key, *h.alternatives)]
         found = [d for k in dict.fromkeys(keys) if (d := self.names.device(k)) is not None]
         able = [d for d in found if d.type in types] if intent.device_types else found
+        stand: list[Device] = []
         if found and first.score >= 100 and (not able or (states and types)):
             stand = self.kinds.stand_in(said, types, found, states)
             if stand:
@@ -373,8 +377,10 @@ class TargetResolver:
             if every_one(a, first, start, pool, self.all_words, area):
                 return Targets(pool, first.start, first.end, "all", wrong_type=wrong_type)
             pool = self.area_words.pick(a, first, start, pool, self.quiet.__contains__)
-        ask = len(pool) > 1
-        return Targets(pool, first.start, first.end, first.how, ask, wrong_type=wrong_type)
+        ask, stood = len(pool) > 1, bool(stand)
+        return Targets(
+            pool, first.start, first.end, first.how, ask, stood_in=stood, wrong_type=wrong_type
+        )
 
     def _longer_name(
         self, a: Analysis, devices: list[NameHit], end: int, skip: set[int]
@@ -436,6 +442,9 @@ class TargetResolver:
         able = not intent.device_types or device.type in types
         if start == hit.start and not plural and able and names_it(self.names, noun, device):
             return False  # "is the dehumidifier running": the switch called so
+        said = " ".join(a.tokens[i].lower for i in range(hit.start, hit.end))
+        if able and said == name_key(device.name):
+            return False  # "turn on the garage lights": the switch its owner called so
         return not (area is not None and not plural and able)
 
     def _types(self, a: Analysis, start: int, end: int, intent: IntentSpec) -> set[str]:

@@ -12,7 +12,11 @@ scene there is. So, for the devices a part asks for:
   and a type word ("the *ninja* scene") narrow it to the devices named with
   them; when no device is, and they are words the home does not know (not a
   name's word, a phrase's, a value, a number, nor close to a word of the name of
-  a device of that kind), they name a device it does not have.
+  a device of that kind), they name a device it does not have;
+- words said right after a type word or a brand that go on like a name (numbers and
+  words of the home's names, "sonoff *basic 3*") narrow it to the devices named
+  with them all; when none is, they name a device the home does not have, never
+  the one device the brand alone would mean ("sonoff_basic_1"; of several, which?).
 
 Either way the part gets no device and says what it did not find (`Targets.unknown`,
 the part's ``unknown`` provenance), so the answer can name what exists.
@@ -126,6 +130,33 @@ class UnknownNames:
         if unknown and self._heard_as(a, said, tiers):
             unknown = False  # "the robotic vacuum": the "robot vacuum", said another way
         return ([], (said.start, noun.end)) if unknown else (tiers, None)
+
+    def after(
+        self, a: Analysis, noun: NameHit, end: int, skip: set[int], tiers: list[list[Device]]
+    ) -> tuple[list[list[Device]], tuple[int, int] | None]:
+        """ "turn off sonoff basic 3": the numbers and name words said right after a type
+        word or a brand narrow it to the devices named with them all (their own names or
+        an alias); when none is, the words named a device the home does not have (of
+        several the word alone means, the part asks which)."""
+        known = {k for w in a.slot_words for k in range(w.start, w.end)}
+        known |= {k for m in a.matches for k in m.literal}
+        words: list[str] = []
+        k = noun.end
+        while k < end and k not in skip and k not in known:
+            tok = a.tokens[k]
+            if tok.lower in self.quiet or not (tok.is_num or self.names.is_name_word(tok.lemma)):
+                break
+            words.append(tok.lemma)
+            k += 1
+        if not words or not any(w.isdigit() for w in words):
+            return tiers, None
+        having = self.names.named_with([noun.key, *words], aliases=True)
+        narrowed = [[d for d in tier if d.id in having] for tier in tiers]
+        if any(narrowed):
+            return [t for t in narrowed if t], None
+        if tiers and len(tiers[0]) > 1:
+            return tiers, None  # "switch off lamp 3" with lamps 1 and 2: which lamp?
+        return [], (noun.start, k)
 
     def _heard_as(self, a: Analysis, said: range, tiers: list[list[Device]]) -> bool:
         """A word said close to a word of the name of a device of the kind asked for (one
