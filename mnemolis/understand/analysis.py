@@ -135,16 +135,32 @@ class Analyzer:
                 matcher = self._slots_as_written if one else self._slots
                 matcher.add(f"{slot.name}\t{value}", [said])
 
-    def _gaps_fit(self, m: Match, slot_words: list[SlotWord]) -> bool:
-        """A wide gap holds at most `MAX_GAP` words that are not values of the intent's
-        list slots."""
+    def _gaps_fit(
+        self, doc: Doc, m: Match, slot_words: list[SlotWord], names: list[NameHit]
+    ) -> bool:
+        """A wide gap holds at most `MAX_GAP` words that are neither determiners nor
+        values of the intent's list slots."""
         if not m.rule.wide or m.end - m.start - len(m.literal) <= MAX_GAP:
             return True
         slots = self.config.intents[m.rule.intent].slots
-        values = {i for w in slot_words if w.slot in slots for i in range(w.start, w.end)}
+        lists = {
+            s for s in slots if (spec := self.config.slots.get(s)) is not None and spec.several
+        }
+        lists = {s for s in lists if self.config.slots[s].type == "list"}
+        values = {i for w in slot_words if w.slot in lists for i in range(w.start, w.end)}
         literal = set(m.literal)
-        other = [i for i in range(m.start, m.end) if i not in literal and i not in values]
-        return len(other) <= MAX_GAP
+        quiet = self.config.language.determiners
+        gap = [i for i in range(m.start, m.end) if i not in literal and i not in values]
+        if len([i for i in gap if doc[i].lower_ not in quiet]) > MAX_GAP:
+            return False
+        if len(gap) <= MAX_GAP:
+            return True
+        # a gap longer for its determiners ends where a name does: "what's the battery of
+        # the front door lock" says no state "lock"
+        said = set(gap)
+        return not any(
+            h.kind == "device" and h.start in said and h.end - 1 in literal for h in names
+        )
 
     def _verb_form(self, doc: Doc, hit: NameHit) -> bool:
         """ "what's switched on upstairs": a type word that is also a verb (devices.yaml
@@ -168,7 +184,8 @@ class Analyzer:
         for match_id, start, end in [*self._slots(doc), *self._slots_as_written(doc)]:
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
-        found = [m for m in self.intents.find(doc) if self._gaps_fit(m, slot_words)]
+        names = [h for h in self.names.find(doc) if not self._verb_form(doc, h)]
+        found = [m for m in self.intents.find(doc) if self._gaps_fit(doc, m, slot_words, names)]
         return Analysis(
             text=text,
             doc=doc,
@@ -176,6 +193,6 @@ class Analyzer:
             matches=[m for m in found if not m.rule.avoid],
             avoid=[m for m in found if m.rule.avoid],
             slot_words=slot_words,
-            names=[h for h in self.names.find(doc) if not self._verb_form(doc, h)],
+            names=names,
             cues=cues,
         )

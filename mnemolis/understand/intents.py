@@ -33,6 +33,10 @@ MAX_GAP = 5
 #: words of its values ("give the pots and the hanging baskets a drink"): `Analyzer`
 #: counts only the others against `MAX_GAP`.
 VALUE_GAP = 6
+#: A gap right before a captured value ("are ... {state}") may also hold this many
+#: determiners ("are the blinds in the living room closed": six words, four of them
+#: not "the"): `Analyzer` counts only the others.
+DETERMINER_GAP = 2
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class PhraseRule:
     # per pattern token: "lit", "gap" or "slot:<name>"
     roles: tuple[str, ...] = ()
     avoid: bool = False  # a word that argues against the intent, not for it
-    wide: bool = False  # its gaps may hold values of the intent's list slots besides
+    wide: bool = False  # its gaps may hold values of the intent's list slots, determiners
 
 
 @dataclass
@@ -226,9 +230,15 @@ class IntentMap:
         )
         gap = MAX_GAP + VALUE_GAP if wide and GAP in words else MAX_GAP
         variants: list[list[tuple[Any, str]]] = [[]]
-        for word in words:
+        widest = gap
+        for i, word in enumerate(words):
             if word == GAP:
-                runs = [[({"OP": f"{{0,{gap}}}"}, "gap")]]
+                # the words before a value captured ("are ... {state}") may hold a
+                # longer noun phrase: more determiners ("the blinds in the living room")
+                before_value = i + 1 < len(words) and words[i + 1].startswith("{")
+                size = max(gap, MAX_GAP + DETERMINER_GAP) if before_value else gap
+                widest = max(widest, size)
+                runs = [[({"OP": f"{{0,{size}}}"}, "gap")]]
             else:
                 runs = self._captures(word, intent) or [
                     _token_spec(word, self.text, self.config, intent)
@@ -244,7 +254,8 @@ class IntentMap:
                     f"intent {intent.name!r}: phrase {template!r} must start and end with a word",
                 )
             literal = sum(1 for r in roles if r != "gap")
-            rule = PhraseRule(intent.name, template, weight, literal, roles, avoid, gap > MAX_GAP)
+            wide_gap = widest > MAX_GAP
+            rule = PhraseRule(intent.name, template, weight, literal, roles, avoid, wide_gap)
             variant_key = key if len(variants) == 1 else f"{key}|{n}"
             for first in _first_keys(pattern[0]):
                 bucket = self._patterns.get(first)
