@@ -125,6 +125,14 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         "order a hawaiian and a pepperoni",
         [(ORDER, {"pizza": ["hawaiian", "pepperoni"]})],
     ),
+    # ... unless the phrase captures its first words as a list of another slot's values
+    # ("with {topping}": two toppings, not the pizza "ham and pineapple")
+    (
+        "takeaway",
+        "order a pepperoni with ham and pineapple",
+        [(ORDER, {"pizza": "pepperoni", "topping": ["ham", "pineapple"]})],
+    ),
+    ("takeaway", "order a ham and pineapple", [(ORDER, {"pizza": "hawaiian"})]),
     # a conjunction inside a value is the value's
     (
         "takeaway",

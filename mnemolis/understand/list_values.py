@@ -5,7 +5,9 @@ of a longer value of another ("a medium crust": the size "medium" inside the
 crust "medium crust"). One rule for every intent, its own slots or shipped ones:
 
 1. the longest value wins: a value inside, or overlapping, a longer value of
-   one of the intent's slots is not read at all;
+   one of the intent's slots is not read at all; unless the phrase captures its
+   first words as another slot and its words are that slot's values joined by a
+   conjunction ("with ham and pineapple": two toppings, not the pizza so called);
 2. of values on the very same words, the slot whose phrase context fits: the
    one a phrase of the intent captures there ("with {topping}"); else the slot
    of a value it is listed with ("with ham and pepperoni": both toppings); else
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from mnemolis.config import IntentSpec, SlotSpec
 from mnemolis.understand.analysis import Analysis, SlotWord
@@ -88,6 +91,7 @@ def read_values(
     ]
     if not hits:
         return []
+    hits = [w for w in hits if not _a_list_said(a, w, hits, captures, joiners)]
     spans = _longest(hits)
     decided: dict[tuple[int, int], Reading] = {}
     ambiguous: list[tuple[tuple[int, int], list[SlotWord]]] = []
@@ -125,6 +129,32 @@ def _longest(hits: list[SlotWord]) -> dict[tuple[int, int], tuple[list[SlotWord]
         lost = [f"{w.slot} {w.value!r}" for w in by_span[span] if (w.slot, w.value) not in won]
         kept[winner] = (same, beaten + tuple(x for x in lost if x not in beaten))
     return kept
+
+
+def _a_list_said(
+    a: Analysis,
+    long: SlotWord,
+    hits: Sequence[SlotWord],
+    captures: Mapping[str, tuple[int, int]],
+    joiners: Joiners,
+) -> bool:
+    """ "a margherita with ham and pineapple": a longer value (the pizza "ham and
+    pineapple") whose first words the phrase captures as another slot ("with
+    {topping}") and whose words are all that slot's values joined by a conjunction is
+    that list, not the longer value."""
+    for slot, (cs, ce) in captures.items():
+        if slot == long.slot or cs != long.start or ce >= long.end:
+            continue
+        parts = sorted(
+            (w.start, w.end)
+            for w in hits
+            if w.slot == slot and long.start <= w.start and w.end <= long.end
+        )
+        if not parts or parts[0][0] != long.start or parts[-1][1] != long.end:
+            continue
+        if len(parts) > 1 and all(joiners.join(a, p[1], q[0]) for p, q in pairwise(parts)):
+            return True
+    return False
 
 
 def _why(beaten: tuple[str, ...]) -> str:
