@@ -1,6 +1,6 @@
 """Benchmark the personalised recogniser: requests spoken, heard, then understood.
 
-    python bench/recogniser.py [--sections homes,recorded,reject,general,build]
+    python bench/recogniser.py [--sections homes,recorded,reject,general,sayable,build]
                           [--homes big,second,third] [--snr 12] [--limit N] [--cache DIR]
 
 Sections:
@@ -18,6 +18,8 @@ Sections:
             heard as something that acts on a device
   general   the same audio (the big home's held-out fold, clean) through pocketsphinx
             with its general English model: sentence accuracy, WER, time, side by side
+  sayable   the share of each home's rows (all, and the held-out fold) that the
+            compiled grammar can say at all: the ceiling of what speech gets right
   build     compiling the model for a 2,000-entity home (bench/big_home.py's generator),
             a cached start, and the RSS of a process with the big home's model loaded
 
@@ -44,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -71,6 +74,8 @@ VOICES = ("en-us", "en-gb+f3", "en-us+m3", "en-gb-scotland")
 SPEEDS = (150, 175, 195)
 HELD_OUT = 5
 RATE = 16000
+#: the recogniser's settings for every home (``--set key=value`` changes them)
+SETTINGS = [RecogniserSettings()]
 
 
 def render(text: str, n: int, cache: Path) -> Path:
@@ -158,7 +163,7 @@ class Home:
         self.registry, _ = home_registry(self.config, None)
         self.understander = Understander(self.config, self.registry)
         self.keyer = make_keyer(self.config, self.understander)
-        self.recogniser = create_recogniser(self.config, RecogniserSettings(), state, self.registry)
+        self.recogniser = create_recogniser(self.config, SETTINGS[0], state, self.registry)
         self.recogniser.wait_ready()
 
     def score(self, rows: list[Row], texts: list[str | None] | None) -> dict[str, float]:
@@ -394,11 +399,32 @@ def section_build(args: argparse.Namespace, cache: Path, state: Path) -> list[st
     return lines
 
 
+def section_sayable(args: argparse.Namespace, cache: Path, state: Path) -> list[str]:
+    from mnemolis.voice.recognise.sayable import Fsg
+    from mnemolis.voice.recognise.spoken import spoken_words
+
+    lines = ["| home | all rows sayable | held out sayable |", "|---|---|---|"]
+    for name in args.homes:
+        home = Home(HOMES[name], state)
+        fsg = Fsg.read(home.recogniser.wait_ready().path)
+        config = home.config
+        files = [str(p) for p in sorted((HOMES[name] / "sentences").glob("*.jsonl"))]
+        rows = read_datasets(files, config, "mnemolis").rows
+        said = [fsg.says(list(spoken_words(home.normalize(r.text)))) for r in rows]
+        held = [s for s, r in zip(said, rows, strict=True) if r.fold == HELD_OUT]
+        lines.append(
+            f"| {name} | {sum(said)}/{len(said)} = {sum(said) / max(1, len(said)):.3f} "
+            f"| {sum(held)}/{len(held)} = {sum(held) / max(1, len(held)):.3f} |"
+        )
+    return lines
+
+
 SECTIONS = {
     "homes": section_homes,
     "recorded": section_recorded,
     "reject": section_reject,
     "general": section_general,
+    "sayable": section_sayable,
     "build": section_build,
 }
 
@@ -412,7 +438,20 @@ def main() -> None:
     p.add_argument("--cache", default=str(Path.home() / ".cache" / "mnemolis-voice-bench"))
     p.add_argument("--state", default="", help="state directory for compiled models")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recogniser setting for this run (as in sources/voice.yaml), e.g. garbage=0.1",
+    )
     args = p.parse_args()
+    if args.set:
+        from mnemolis.config import At
+        from mnemolis.voice.recognise.settings import load_recogniser_settings
+
+        raw = {k: yaml.safe_load(v) for k, _, v in (s.partition("=") for s in args.set)}
+        SETTINGS[0] = load_recogniser_settings(raw, At(Path("--set")))
     args.homes = [h for h in args.homes.split(",") if h]
     args.snr = [float(s) for s in args.snr.split(",") if s]
     cache = Path(args.cache)

@@ -45,7 +45,7 @@ from mnemolis.voice.recognise.vocabulary import (
 )
 
 #: Bumped when the way a model is compiled changes, so old caches are not reused.
-BUILD_VERSION = 9
+BUILD_VERSION = 10
 DICTIONARY = "en-us/cmudict-en-us.dict"
 #: The common words garbage is chosen from (those the requests do not use).
 GARBAGE_POOL = 5000
@@ -101,7 +101,21 @@ def grammar_input(config: Config, settings: RecogniserSettings) -> GrammarInput:
         openers=[spoken_words(o) for o in lang.polite_openers],
         closers=[spoken_words(w) for w in lang.politeness],
         garbage=settings.garbage,
+        # "and" and "and then" (a bare "then" or "also" was heard in noise)
+        joins=[["and"], *_and_joins(lang.strong_conjunctions)],
+        compound=settings.compound,
     )
+
+
+def _and_joins(conjunctions: Iterable[str]) -> list[list[str]]:
+    """The conjunctions that begin with "and" ("and then"): a bare "then" or "also"
+    between two requests was heard in speech that was no request."""
+    out = []
+    for conjunction in conjunctions:
+        words = list(spoken_words(conjunction))
+        if len(words) > 1 and words[0] == "and":
+            out.append(words)
+    return out
 
 
 def owner_pronunciations(config: Config, settings: RecogniserSettings) -> Path:

@@ -156,11 +156,15 @@ class GrammarInput:
     #: how likely a polite opener or closer is, beside going straight on
     polite: float = 0.001
     garbage: float = 0.05
+    #: the words that join one request to the next ("and", "and then"), and how likely
+    #: a request goes on after them rather than ending
+    joins: list[list[str]] = field(default_factory=list)
+    compound: float = 0.0
 
     def words(self) -> set[str]:
         """Every plain word of the shapes, rules, openers and closers."""
         seqs: list[Sequence[str]] = [*self.extra, *(s for r in self.rules.values() for s in r)]
-        seqs += [*self.openers, *self.closers]
+        seqs += [*self.openers, *self.closers, *self.joins]
         return {t for seq in seqs for t in seq if not (is_class(t) or is_rule(t))}
 
 
@@ -301,6 +305,9 @@ def compile_grammar(
         fsg.add(state, final)
         for closer in given.closers:
             writer.path(state, final, closer, given.polite)
+        if given.compound > 0:  # "... and <another request>": back to the first word
+            for join in given.joins:
+                writer.path(state, root, join, given.compound / len(given.joins))
 
     writer.lay(minimal_automaton(said), root, fsg.new(), end)
     fsg.add(start, root)

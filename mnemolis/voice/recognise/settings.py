@@ -8,6 +8,7 @@
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
       free_words: 0               # common English words for free text (0: off; see the docs)
       garbage: 0.05               # the model's share for speech that is no request (0: off)
+      compound: 0.05              # how likely "... and" goes on to another request (0: off)
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
@@ -60,6 +61,9 @@ class RecogniserSettings:
     max_hmms: int = 15000
     #: speech shorter than this is no request ("silence")
     min_speech_ms: int = 150
+    #: how likely a request goes on to another after "and" ("turn off the lights and
+    #: lock the door"), beside ending there (0: one request an utterance)
+    compound: float = 0.05
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -75,6 +79,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "beam": (1e-200, 1e-10),
     "word_beam": (1e-200, 1e-10),
     "max_hmms": (100, 100000),
+    "compound": (0.0, 0.9),
 }
 
 

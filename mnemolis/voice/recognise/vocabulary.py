@@ -176,9 +176,11 @@ def numbers(vocab: Vocabulary) -> None:
 
 
 def slot_values(vocab: Vocabulary, config: Config) -> None:
-    """Each list or place slot's spoken forms, a class of its own."""
+    """Each list, place or number slot's spoken forms ("half", "warm white"), a class
+    of its own."""
     for slot in config.slots.values():
-        if slot.type not in ("list", "place") or not slot.values:
+        # a number slot's words ("half", "the highest") are a class of their own too
+        if slot.type not in ("list", "place", "number") or not slot.values:
             continue
         cls = "location" if slot.type == "place" else f"slot.{slot.name}"
         for form in slot.values:
