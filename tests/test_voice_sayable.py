@@ -61,6 +61,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Fsg:
         ("is there motion", True),
         ("are any lights still on", True),
         ("is anything on", True),
+        # a sensor by its class's words, and its on and off words (device_classes.yaml)
+        ("is the hallway motion detected", True),
+        ("is someone in the hallway", True),
+        ("set the kitchen light to the brightest", True),
         # kinds of device said by what they do
         ("send the robot vacuum home", True),
         ("vacuum the house", True),

@@ -30,6 +30,8 @@ NAME_CLASSES = ("device", "area", "floor")
 #: said (the same words, told apart).
 FREE = "free"
 GARBAGE = "garbage"
+#: the states a question asks about ("is the door open"): the `state` slot's words
+STATE = "slot.state"
 #: Open-ended names the sources keep: their words may still be garbage (a request
 #: naming one is said with words of a sentence, which garbage never has).
 KEPT_NAMES = ("item", "music", "title")
@@ -124,6 +126,20 @@ def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | Non
             continue
         for noun in nouns:
             vocab.add_member("noun", spoken_words(noun), noun)
+    sensed(vocab, config, devices)
+
+
+def sensed(vocab: Vocabulary, config: Config, devices: Iterable[Device]) -> None:
+    """What the home's sensors are asked by (`device_classes.yaml`): a class's words are
+    nouns ("are any windows open", "which leak sensors are wet") and a binary sensor's
+    on and off words are states ("is co detected", "are the smoke detectors clear")."""
+    for dclass in config.device_classes.classes:
+        if not any(d.type == dclass.domain and dclass.covers(d.device_class) for d in devices):
+            continue
+        for word in dclass.words:
+            vocab.add_member("noun", spoken_words(word), word)
+        for word in (*dclass.on, *dclass.off):
+            vocab.add_member(STATE, spoken_words(word), word)
 
 
 def _devices(config: Config, registry: DeviceRegistry | None) -> list[Device]:
