@@ -229,3 +229,41 @@ def test_a_recogniser_that_cannot_stream_hears_the_whole(demo: PocketsphinxRecog
 
     turns, asked = converse(Whole(), padded(speak(SAID)))
     assert [t.heard.text for t in turns] == [SAID] and asked.texts == [SAID]
+
+
+@dataclass
+class Measured:
+    """A stream that counts the sound it is handed."""
+
+    inner: RecognitionStream
+    fed: list[int] = field(default_factory=list)
+
+    def feed(self, chunk: Audio) -> None:
+        self.fed.append(len(chunk.pcm))
+        self.inner.feed(chunk)
+
+    async def finish(self) -> Heard:
+        return await self.inner.finish()
+
+    async def cancel(self) -> None:
+        await self.inner.cancel()
+
+
+def test_a_request_is_heard_from_the_pre_roll_not_from_when_listening_started(
+    demo: PocketsphinxRecogniser,
+) -> None:
+    """Three seconds of a quiet room, then the request: the stream is handed the
+    request and `end_of_speech.preroll_s` (1 s) before the detector heard it start."""
+    streams: list[Measured] = []
+
+    @dataclass
+    class Measuring(Counting):
+        def open(self) -> RecognitionStream:
+            streams.append(Measured(self.inner.open()))
+            return streams[-1]
+
+    speech = speak(SAID)
+    _turns, asked = converse(Measuring(demo), padded(speech, before_s=3.0))
+    assert asked.texts == [SAID]
+    fed_s = sum(streams[0].fed) / 32000
+    assert speech.seconds < fed_s < speech.seconds + 1.0 + 1.0  # the pre-roll, the silence

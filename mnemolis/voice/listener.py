@@ -46,6 +46,11 @@ class Listener:
         """Speech has started and the request is still being said."""
         return self.listening and self._was_started
 
+    @property
+    def request_bytes(self) -> int:
+        """How much sound the request being listened to holds so far."""
+        return sum(len(piece) for piece in self._request)
+
     def request_since(self, offset: int) -> bytes:
         """The request's sound after its first ``offset`` bytes (to stream it as it
         comes): only the pieces past ``offset`` are joined."""

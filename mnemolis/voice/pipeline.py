@@ -28,6 +28,7 @@ from mnemolis.voice.engines import VoiceKit
 from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, SpeechStarted, TooLong, Woke
 from mnemolis.voice.listener import Listener
 from mnemolis.voice.stages import (
+    PIPELINE_FORMAT,
     Audio,
     AudioSink,
     AudioSource,
@@ -103,6 +104,7 @@ class VoicePipeline:
         sink: AudioSink,
         speak: bool = True,
         stream: bool = True,
+        keep_preroll: bool = False,
     ) -> None:
         self.assistant = assistant
         self.kit = kit
@@ -113,7 +115,10 @@ class VoicePipeline:
         #: hear a request from a stream while it is said, when the recogniser can
         #: (`StreamingRecogniser`); False: decode the whole request at its end
         self.stream = stream
-        self._hearing = Hearing(None, None)
+        #: hear everything since listening started, not only `end_of_speech.preroll_s`
+        #: before speech started (as before it was a setting: for comparison)
+        self.preroll_s = None if keep_preroll else self.settings.speech.preroll_s
+        self._hearing = Hearing(None, None, None)
 
     # ------------------------------------------------------------------ one request
 
@@ -264,7 +269,7 @@ class VoicePipeline:
         )
         queue: asyncio.Queue[tuple[Audio, float] | None] = asyncio.Queue()
         reader = asyncio.create_task(_read(source, queue))
-        self._hearing = Hearing(listener, self._streaming_recogniser())
+        self._hearing = Hearing(listener, self._streaming_recogniser(), self.preroll_s)
         answered = 0
         busy = (0.0, 0.0)  # while answering: what the microphone heard then is dropped
         try:
@@ -314,11 +319,12 @@ class VoicePipeline:
         elif isinstance(event, Woke):
             await self._earcon(True)
         elif isinstance(event, SpeechEnded):
+            audio = self._hearing.request(event.audio)
             stream = self._hearing.end(event.audio)
             if stream is not None:
-                return await self.answer_streamed(stream, event.audio, "microphone", True)
+                return await self.answer_streamed(stream, audio, "microphone", True)
             await self._earcon(False)
-            return await self.answer(event.audio, "microphone")
+            return await self.answer(audio, "microphone")
         elif isinstance(event, TooLong):
             await self._hearing.cancel()
             return await self.too_long("microphone")
@@ -334,23 +340,41 @@ class VoicePipeline:
 
 
 class Hearing:
-    """The request being heard while it is said: a `RecognitionStream` opened when speech
-    starts, handed everything since listening started (the pre-roll too, so it hears
-    exactly the audio a whole-request decode would) and then each new piece, up to the
-    end of speech. None of it without a streaming recogniser."""
+    """The request being heard: from ``preroll_s`` before speech started (the detector
+    starts late; None: from when listening started), and, with a streaming recogniser, a
+    `RecognitionStream` opened when speech starts, handed that pre-roll at once (so it
+    hears exactly the audio a whole-request decode would) and then each new piece, up to
+    the end of speech."""
 
-    def __init__(self, listener: Listener | None, recogniser: StreamingRecogniser | None) -> None:
+    def __init__(
+        self,
+        listener: Listener | None,
+        recogniser: StreamingRecogniser | None,
+        preroll_s: float | None,
+    ) -> None:
         self.listener = listener
         self.recogniser = recogniser
+        rate = PIPELINE_FORMAT.bytes_per_second
+        self.preroll = None if preroll_s is None else int(preroll_s * rate) // 2 * 2
         self.stream: RecognitionStream | None = None
+        self.first = 0  # where the request heard starts, in bytes since listening started
         self.fed = 0  # bytes of the request handed to the stream
 
     async def start(self) -> None:
+        """Speech started: the request is heard from here, less the pre-roll."""
+        if self.listener is None:
+            return
+        held = self.listener.request_bytes
+        self.first = 0 if self.preroll is None else max(0, held - self.preroll)
         if self.recogniser is None:
             return
         await self.cancel()  # one not ended nor cut (it cannot happen): never two at once
-        self.stream, self.fed = self.recogniser.open(), 0
+        self.stream, self.fed = self.recogniser.open(), self.first
         self.follow()
+
+    def request(self, audio: Audio) -> Audio:
+        """The part of a `SpeechEnded`'s sound that is heard."""
+        return Audio(audio.pcm[self.first :], audio.format)
 
     def follow(self) -> None:
         """Hand the stream what the listener added to the request since last time."""
@@ -366,6 +390,7 @@ class Hearing:
         stream, self.stream = self.stream, None
         if stream is not None and len(audio.pcm) > self.fed:
             stream.feed(Audio(audio.pcm[self.fed :]))
+        self.first = 0
         return stream
 
     async def cancel(self) -> None:

@@ -21,6 +21,8 @@ ACOUSTIC_MODEL = "en-us/en-us"
 #: A keyword search used only to measure a request's cepstral mean (`start`): it costs
 #: next to nothing, where the grammar's search would decode the frames once more.
 PROBE = "cepstral_mean_probe"
+#: A stream is decoded this much at a time (0.1 s of 16 kHz 16-bit).
+FEED_BYTES = 3200
 #: Words the decoder puts in for silence and noise.
 _FILLERS = ("<s>", "</s>", "<sil>", "(NULL)")
 
@@ -122,9 +124,13 @@ class ModelDecoder:
         d.start_utt()
 
     def feed(self, pcm: bytes) -> None:
-        """Search the frames of this piece now, so that little is left at the end."""
-        if pcm:
-            self.decoder.process_raw(pcm, no_search=False, full_utt=False)
+        """Search the frames of this piece now, so that little is left at the end: 0.1 s
+        at a time, since pocketsphinx holds Python's lock while it decodes, and the event
+        loop reading the microphone waits for it."""
+        for start in range(0, len(pcm), FEED_BYTES):
+            self.decoder.process_raw(
+                pcm[start : start + FEED_BYTES], no_search=False, full_utt=False
+            )
 
     def end(self, nbest: int = 0) -> Decoded:
         """The request is over: the last frames, and what was heard."""
