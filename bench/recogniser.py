@@ -30,6 +30,7 @@ set is read where `../shared/data` puts it; without it that section says where t
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import json
 import math
@@ -51,7 +52,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mnemolis.config import load_config  # noqa: E402
+from mnemolis.config import At, load_config  # noqa: E402
 from mnemolis.core.heard import Heard  # noqa: E402
 from mnemolis.evaluation import speech  # noqa: E402
 from mnemolis.evaluation.command import evaluate_rows, make_keyer  # noqa: E402
@@ -59,7 +60,12 @@ from mnemolis.evaluation.datasets import Row, read_datasets  # noqa: E402
 from mnemolis.evaluation.discovered import home_registry  # noqa: E402
 from mnemolis.evaluation.entities import entity_ids  # noqa: E402
 from mnemolis.evaluation.report import summarise  # noqa: E402
+from mnemolis.voice.audio import chunks, to_pipeline  # noqa: E402
+from mnemolis.voice.endpoint import SpeechEndpoint  # noqa: E402
 from mnemolis.voice.recognise import RecogniserSettings, create_recogniser  # noqa: E402
+from mnemolis.voice.recognise.recogniser import PocketsphinxRecogniser  # noqa: E402
+from mnemolis.voice.recognise.settings import load_recogniser_settings  # noqa: E402
+from mnemolis.voice.settings import SpeechSettings  # noqa: E402
 from mnemolis.voice.stages import Audio  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -74,8 +80,6 @@ VOICES = ("en-us", "en-gb+f3", "en-us+m3", "en-gb-scotland")
 SPEEDS = (150, 175, 195)
 HELD_OUT = 5
 RATE = 16000
-#: the recogniser's settings for every home (``--set key=value`` changes them)
-SETTINGS = [RecogniserSettings()]
 
 
 def render(text: str, n: int, cache: Path) -> Path:
@@ -156,6 +160,11 @@ def held_out_rows(home: Path) -> list[Row]:
 class Home:
     """A home's configuration, understanding and recogniser, loaded once."""
 
+    #: ``--stream``: hear each request in pieces of this many ms (0: whole)
+    stream_ms = 0
+    #: ``--lookahead``: the streamed request's cepstral mean is taken over this much speech
+    settings = RecogniserSettings()
+
     def __init__(self, path: Path | None, state: Path) -> None:
         from mnemolis.understand import Understander
 
@@ -163,7 +172,7 @@ class Home:
         self.registry, _ = home_registry(self.config, None)
         self.understander = Understander(self.config, self.registry)
         self.keyer = make_keyer(self.config, self.understander)
-        self.recogniser = create_recogniser(self.config, SETTINGS[0], state, self.registry)
+        self.recogniser = create_recogniser(self.config, self.settings, state, self.registry)
         self.recogniser.wait_ready()
 
     def score(self, rows: list[Row], texts: list[str | None] | None) -> dict[str, float]:
@@ -177,12 +186,32 @@ class Home:
             "fully_right": e.rows_fully_right_rate if e else 0.0,
         }
 
+    def hear(self, audio: Audio) -> Heard:
+        """The audio heard whole, or (``--stream MS``) fed to a stream in MS pieces as a
+        microphone would bring it (all at once here: the accuracy, not the pace)."""
+        if not self.stream_ms:
+            return self.recogniser.transcribe_now(audio)
+        return asyncio.run(streamed(self.recogniser, audio, self.stream_ms))
+
     def normalize(self, text: str) -> str:
         return self.understander.normalizer.normalize(text).text
 
 
+async def streamed(recogniser: PocketsphinxRecogniser, audio: Audio, ms: int) -> Heard:
+    """As the pipeline streams a request: everything until the end-of-speech detector hears
+    speech start in one piece (the stream opens then), the rest in ``ms`` pieces."""
+    pieces = list(chunks(to_pipeline(audio.pcm, audio.format), ms))
+    endpoint = SpeechEndpoint(SpeechSettings())
+    opened = next((i for i, p in enumerate(pieces) if endpoint.process(p) or endpoint.started), -1)
+    stream = recogniser.open()
+    stream.feed(Audio(b"".join(p.pcm for p in pieces[: opened + 1])))
+    for piece in pieces[opened + 1 :] if opened >= 0 else []:
+        stream.feed(piece)
+    return await stream.finish()
+
+
 def hear_all(home: Home, audios: list[Audio]) -> list[Heard]:
-    return [home.recogniser.transcribe_now(a) for a in audios]
+    return [home.hear(a) for a in audios]
 
 
 def speech_figures(home: Home, rows: list[Row], heard: list[Heard]) -> dict[str, float]:
@@ -256,7 +285,7 @@ def section_recorded(args: argparse.Namespace, cache: Path, state: Path) -> list
     ):
         said = [f.stem for f in files if not f.stem.startswith("oov_")]
         oov = [f for f in files if f.stem.startswith("oov_")]
-        heard = [home.recogniser.transcribe_now(speech.read_wav(str(f))) for f in files]
+        heard = [home.hear(speech.read_wav(str(f))) for f in files]
         by = dict(zip([f.stem for f in files], heard, strict=True))
         refs = [speech.words(s, home.normalize) for s in said]
         hyps = [speech.words(by[s].text, home.normalize) for s in said]
@@ -298,7 +327,7 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
     examples: list[str] = []
     for i, text in enumerate(texts):
         audio = mixed(samples(render(text, i, cache)), np.zeros(1), None, i)
-        heard = home.recogniser.transcribe_now(audio)
+        heard = home.hear(audio)
         rejected += not heard.text
         if heard.text:
             rows = [Row(line=i, text=text, parts=[])]
@@ -345,7 +374,7 @@ def section_general(args: argparse.Namespace, cache: Path, state: Path) -> list[
         "|---|---|---|---|---|---|",
     ]
     for label, hear in (
-        ("pocketsphinx, personalised", lambda a: home.recogniser.transcribe_now(a).text),
+        ("pocketsphinx, personalised", lambda a: home.hear(a).text),
         ("pocketsphinx, general model", lambda a: general(a.pcm)),
     ):
         texts, ms = [], []
@@ -445,13 +474,24 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="a recogniser setting for this run (as in sources/voice.yaml), e.g. garbage=0.1",
     )
+    p.add_argument(
+        "--stream",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="hear each request as a stream of MS-millisecond pieces (0: whole)",
+    )
+    p.add_argument(
+        "--lookahead",
+        type=float,
+        default=RecogniserSettings().stream_lookahead_s,
+        help="with --stream: seconds of speech whose cepstral mean the request takes",
+    )
     args = p.parse_args()
-    if args.set:
-        from mnemolis.config import At
-        from mnemolis.voice.recognise.settings import load_recogniser_settings
-
-        raw = {k: yaml.safe_load(v) for k, _, v in (s.partition("=") for s in args.set)}
-        SETTINGS[0] = load_recogniser_settings(raw, At(Path("--set")))
+    Home.stream_ms = args.stream
+    raw = {k: yaml.safe_load(v) for k, _, v in (s.partition("=") for s in args.set)}
+    raw.setdefault("stream_lookahead_s", args.lookahead)
+    Home.settings = load_recogniser_settings(raw, At(Path("--set")))
     args.homes = [h for h in args.homes.split(",") if h]
     args.snr = [float(s) for s in args.snr.split(",") if s]
     cache = Path(args.cache)

@@ -41,6 +41,28 @@ class Listener:
         self._since = self.at_s
         self._was_started = False
 
+    @property
+    def in_request(self) -> bool:
+        """Speech has started and the request is still being said."""
+        return self.listening and self._was_started
+
+    @property
+    def request_bytes(self) -> int:
+        """How much sound the request being listened to holds so far."""
+        return sum(len(piece) for piece in self._request)
+
+    def request_since(self, offset: int) -> bytes:
+        """The request's sound after its first ``offset`` bytes (to stream it as it
+        comes): only the pieces past ``offset`` are joined."""
+        tail: list[bytes] = []
+        end = sum(len(piece) for piece in self._request)
+        for piece in reversed(self._request):
+            if end <= offset:
+                break
+            tail.append(piece[max(0, offset - (end - len(piece))) :])
+            end -= len(piece)
+        return b"".join(reversed(tail))
+
     def wait_for_wake_word(self) -> None:
         if self.wake is None:  # no wake word: always listening
             self.listen_now()

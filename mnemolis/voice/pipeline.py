@@ -23,11 +23,20 @@ from typing import Any, Protocol
 from mnemolis.core.heard import Heard
 from mnemolis.core.origin import Origin
 from mnemolis.runtime.answer import Answer, Outcome
-from mnemolis.voice.audio import level
+from mnemolis.voice.audio import Level, level
 from mnemolis.voice.engines import VoiceKit
-from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, TooLong, Woke
+from mnemolis.voice.events import Event, NothingSaid, SpeechEnded, SpeechStarted, TooLong, Woke
 from mnemolis.voice.listener import Listener
-from mnemolis.voice.stages import Audio, AudioSink, AudioSource, BadAudio, StageError
+from mnemolis.voice.stages import (
+    PIPELINE_FORMAT,
+    Audio,
+    AudioSink,
+    AudioSource,
+    BadAudio,
+    RecognitionStream,
+    StageError,
+    StreamingRecogniser,
+)
 
 #: `Turn.outcome` besides an answer's outcomes.
 BAD_AUDIO = "bad_audio"
@@ -94,6 +103,8 @@ class VoicePipeline:
         origin: Origin,
         sink: AudioSink,
         speak: bool = True,
+        stream: bool = True,
+        keep_preroll: bool = False,
     ) -> None:
         self.assistant = assistant
         self.kit = kit
@@ -101,19 +112,20 @@ class VoicePipeline:
         self.sink = sink
         self.speak = speak
         self.settings = kit.settings
+        #: hear a request from a stream while it is said, when the recogniser can
+        #: (`StreamingRecogniser`); False: decode the whole request at its end
+        self.stream = stream
+        #: hear everything since listening started, not only `end_of_speech.preroll_s`
+        #: before speech started (as before it was a setting: for comparison)
+        self.preroll_s = None if keep_preroll else self.settings.speech.preroll_s
+        self._hearing = Hearing(None, None, None)
 
     # ------------------------------------------------------------------ one request
 
     def check(self, audio: Audio) -> Heard | None:
         """Sound that is not worth a recogniser: too loud to trust (`BadAudio`), or with
         no speech in it (a rejected `Heard`); None when it may hold a request."""
-        measured = level(audio)
-        if measured.clipped > self.settings.limits.clipped_fraction:
-            raise BadAudio(
-                f"the sound is clipped ({measured.clipped:.0%} of it at full scale): speak "
-                "further from the microphone or turn its gain down (alsamixer)",
-                "clipped",
-            )
+        measured = self.check_level(audio)
         endpoint = self.kit.endpoint()
         endpoint.process(audio)
         if endpoint.started:
@@ -121,6 +133,17 @@ class VoicePipeline:
         floor = self.settings.speech.floor_dbfs
         reason = "silence" if measured.rms_dbfs < floor else "no speech, only noise"
         return Heard("", 0.0, rejected=reason, engine="end of speech")
+
+    def check_level(self, audio: Audio) -> Level:
+        """`BadAudio` when the sound is too loud to trust (clipped)."""
+        measured = level(audio)
+        if measured.clipped > self.settings.limits.clipped_fraction:
+            raise BadAudio(
+                f"the sound is clipped ({measured.clipped:.0%} of it at full scale): speak "
+                "further from the microphone or turn its gain down (alsamixer)",
+                "clipped",
+            )
+        return measured
 
     async def answer(self, audio: Audio, name: str = "", notes: list[str] | None = None) -> Turn:
         """Hear one request (the whole of ``audio``) and answer it."""
@@ -141,6 +164,35 @@ class VoicePipeline:
             except StageError as exc:
                 return await self.failed("recogniser", exc, name, notes)
             ms["recognise"] = _since(began)
+        return await self.reply(heard, ms, name, notes)
+
+    async def answer_streamed(
+        self, stream: RecognitionStream, audio: Audio, name: str = "", earcon: bool = False
+    ) -> Turn:
+        """Answer a request heard while it was said (``audio`` is all of it, already fed to
+        ``stream``): its end is decoded while the stop earcon plays. The end-of-speech
+        detector that ended it also started it, so only the level is checked again."""
+        ms: dict[str, float] = {}
+        started = time.perf_counter()
+        try:
+            self.check_level(audio)
+        except BadAudio as exc:
+            await stream.cancel()
+            return await self.refused(exc, name, [])
+        ms["check"] = _since(started)
+        began = time.perf_counter()
+        finishing = asyncio.ensure_future(stream.finish())
+        if earcon:
+            await self._earcon(False)
+        try:
+            heard = await finishing
+        except StageError as exc:
+            return await self.failed("recogniser", exc, name, [])
+        ms["recognise"] = _since(began)
+        return await self.reply(heard, ms, name, [])
+
+    async def reply(self, heard: Heard, ms: dict[str, float], name: str, notes: list[str]) -> Turn:
+        """Hand what was heard to the assistant, and speak its answer."""
         began = time.perf_counter()
         answer = await self.assistant.ask(heard.text, self.origin.session, self.origin, heard=heard)
         ms["answer"] = _since(began)
@@ -217,6 +269,7 @@ class VoicePipeline:
         )
         queue: asyncio.Queue[tuple[Audio, float] | None] = asyncio.Queue()
         reader = asyncio.create_task(_read(source, queue))
+        self._hearing = Hearing(listener, self._streaming_recogniser(), self.preroll_s)
         answered = 0
         busy = (0.0, 0.0)  # while answering: what the microphone heard then is dropped
         try:
@@ -229,7 +282,7 @@ class VoicePipeline:
                     if on_event is not None:
                         on_event(event)
                     began = time.monotonic()
-                    turn = await self._on(event, listener)
+                    turn = await self._on(event)
                     busy = (began, time.monotonic())
                     if turn is None:
                         continue
@@ -239,12 +292,14 @@ class VoicePipeline:
                         return
                     if turn.answer is not None and turn.answer.outcome is Outcome.WAITING:
                         listener.listen_now()  # "Do you want me to ...?": no wake word
+                self._hearing.follow()
             ended = listener.finish()  # the stream ended in the middle of a request
             if ended is not None:
-                turn = await self._on(ended, listener)
+                turn = await self._on(ended)
                 if turn is not None:
                     on_turn(turn)
         finally:
+            await self._hearing.cancel()
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
             await source.close()
@@ -252,13 +307,26 @@ class VoicePipeline:
         if error is not None:  # the microphone went missing, or was never there
             raise error
 
-    async def _on(self, event: Event, listener: Listener) -> Turn | None:
-        if isinstance(event, Woke):
+    def _streaming_recogniser(self) -> StreamingRecogniser | None:
+        recogniser = self.kit.recogniser
+        if self.stream and isinstance(recogniser, StreamingRecogniser):
+            return recogniser
+        return None
+
+    async def _on(self, event: Event) -> Turn | None:
+        if isinstance(event, SpeechStarted):
+            await self._hearing.start()
+        elif isinstance(event, Woke):
             await self._earcon(True)
         elif isinstance(event, SpeechEnded):
+            audio = self._hearing.request(event.audio)
+            stream = self._hearing.end(event.audio)
+            if stream is not None:
+                return await self.answer_streamed(stream, audio, "microphone", True)
             await self._earcon(False)
-            return await self.answer(event.audio, "microphone")
+            return await self.answer(audio, "microphone")
         elif isinstance(event, TooLong):
+            await self._hearing.cancel()
             return await self.too_long("microphone")
         elif isinstance(event, NothingSaid):
             await self._earcon(False)
@@ -269,6 +337,66 @@ class VoicePipeline:
         if sound is not None and self.speak:
             with contextlib.suppress(StageError):  # a missing tone: no reason to stop listening
                 await self.sink.play(sound)
+
+
+class Hearing:
+    """The request being heard: from ``preroll_s`` before speech started (the detector
+    starts late; None: from when listening started), and, with a streaming recogniser, a
+    `RecognitionStream` opened when speech starts, handed that pre-roll at once (so it
+    hears exactly the audio a whole-request decode would) and then each new piece, up to
+    the end of speech."""
+
+    def __init__(
+        self,
+        listener: Listener | None,
+        recogniser: StreamingRecogniser | None,
+        preroll_s: float | None,
+    ) -> None:
+        self.listener = listener
+        self.recogniser = recogniser
+        rate = PIPELINE_FORMAT.bytes_per_second
+        self.preroll = None if preroll_s is None else int(preroll_s * rate) // 2 * 2
+        self.stream: RecognitionStream | None = None
+        self.first = 0  # where the request heard starts, in bytes since listening started
+        self.fed = 0  # bytes of the request handed to the stream
+
+    async def start(self) -> None:
+        """Speech started: the request is heard from here, less the pre-roll."""
+        if self.listener is None:
+            return
+        held = self.listener.request_bytes
+        self.first = 0 if self.preroll is None else max(0, held - self.preroll)
+        if self.recogniser is None:
+            return
+        await self.cancel()  # one not ended nor cut (it cannot happen): never two at once
+        self.stream, self.fed = self.recogniser.open(), self.first
+        self.follow()
+
+    def request(self, audio: Audio) -> Audio:
+        """The part of a `SpeechEnded`'s sound that is heard."""
+        return Audio(audio.pcm[self.first :], audio.format)
+
+    def follow(self) -> None:
+        """Hand the stream what the listener added to the request since last time."""
+        if self.stream is None or self.listener is None or not self.listener.in_request:
+            return
+        pcm = self.listener.request_since(self.fed)
+        if pcm:
+            self.stream.feed(Audio(pcm))
+            self.fed += len(pcm)
+
+    def end(self, audio: Audio) -> RecognitionStream | None:
+        """The request ended (``audio``, all of it): the stream, fed to its end."""
+        stream, self.stream = self.stream, None
+        if stream is not None and len(audio.pcm) > self.fed:
+            stream.feed(Audio(audio.pcm[self.fed :]))
+        self.first = 0
+        return stream
+
+    async def cancel(self) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            await stream.cancel()
 
 
 async def _read(source: AudioSource, queue: asyncio.Queue[tuple[Audio, float] | None]) -> None:

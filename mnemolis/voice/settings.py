@@ -58,6 +58,9 @@ class SpeechSettings:
     speech_s: float = 0.1
     silence_s: float = 0.5
     start_timeout_s: float = 6.0
+    #: a request is heard from this long before the detector said speech started (it
+    #: starts late); what came earlier since listening started is not heard
+    preroll_s: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,7 @@ def load_voice_settings(config: Config) -> VoiceSettings:
             speech_s=read.number("end_of_speech", "speech_s", 0.01, 5.0),
             silence_s=read.number("end_of_speech", "silence_s", 0.1, 10.0),
             start_timeout_s=read.number("end_of_speech", "start_timeout_s", 0.5, 120.0),
+            preroll_s=read.number("end_of_speech", "preroll_s", 0.0, 10.0),
         ),
         limits=Limits(
             max_request_s=read.number("limits", "max_request_s", 1.0, 300.0),

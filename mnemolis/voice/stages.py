@@ -100,7 +100,8 @@ class EndOfSpeech(Protocol):
 
 @runtime_checkable
 class Recogniser(Protocol):
-    """Speech to text: one whole utterance in, what was heard out."""
+    """Speech to text: one whole utterance in, what was heard out (files, and engines
+    that cannot stream, as a Wyoming one; see `StreamingRecogniser`)."""
 
     name: str
 
@@ -108,6 +109,35 @@ class Recogniser(Protocol):
         """What was said; ``Heard.text`` empty (with ``rejected``) when it was none of
         the requests the recogniser knows, silence or noise. Raises `StageError` only
         when the engine itself fails."""
+        ...
+
+
+@runtime_checkable
+class RecognitionStream(Protocol):
+    """One request heard while it is said: pieces in as they arrive, what was heard at
+    its end. `feed` must return at once (the decoding runs elsewhere)."""
+
+    def feed(self, chunk: Audio) -> None:
+        """The next piece of the request (pipeline audio, in order)."""
+        ...
+
+    async def finish(self) -> Heard:
+        """The request has ended: what was heard, as `Recogniser.transcribe` would say
+        it of the whole. Raises `StageError` when the engine failed at any point."""
+        ...
+
+    async def cancel(self) -> None:
+        """Nothing will be heard (the request was cut or refused): let the engine go."""
+        ...
+
+
+@runtime_checkable
+class StreamingRecogniser(Recogniser, Protocol):
+    """A recogniser that can also hear a request as it is said (a microphone, a
+    satellite's stream), so that little is left to decode at the end of speech."""
+
+    def open(self) -> RecognitionStream:
+        """A new request; `finish` or `cancel` it."""
         ...
 
 

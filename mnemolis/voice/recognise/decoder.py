@@ -18,6 +18,11 @@ from mnemolis.voice.recognise.model import CONTROL, DICTIONARY, LM_NAME, ModelIn
 from mnemolis.voice.recognise.settings import RecogniserSettings
 
 ACOUSTIC_MODEL = "en-us/en-us"
+#: A keyword search used only to measure a request's cepstral mean (`start`): it costs
+#: next to nothing, where the grammar's search would decode the frames once more.
+PROBE = "cepstral_mean_probe"
+#: A stream is decoded this much at a time (0.1 s of 16 kHz 16-bit).
+FEED_BYTES = 3200
 #: Words the decoder puts in for silence and noise.
 _FILLERS = ("<s>", "</s>", "<sil>", "(NULL)")
 
@@ -80,6 +85,8 @@ class ModelDecoder:
                 # the lattice (posteriors, n-best) are enough
                 fwdflat=False,
             )
+        self.search = self.decoder.current_search()
+        self.decoder.add_keyphrase(PROBE, _any_word(folder / DICTIONARY))
 
     def _word(self, token: str) -> tuple[str, str]:
         token = token.split("(", 1)[0]  # "word(2)": its second pronunciation
@@ -89,9 +96,45 @@ class ModelDecoder:
         return token, ""
 
     def decode(self, pcm: bytes, nbest: int = 0) -> Decoded:
+        """One whole request at once: its cepstral mean is its own (batch)."""
+        self.decoder.reinit_feat()  # a stream leaves the features in live mode
+        self.decoder.start_utt()
+        self.decoder.process_raw(pcm, full_utt=True)
+        return self.end(nbest)
+
+    def start(self, head: bytes) -> None:
+        """A request that will come in pieces (`feed` them from its start, then `end`),
+        normalised by the cepstral mean of ``head``, its beginning.
+
+        A whole request is normalised by its own mean; pieces are normalised live, by a
+        mean fixed before they come (pocketsphinx's `cmn live`), by default the last
+        requests' running mean. Recordings differ in level (the mean's first term, the
+        log energy, went from 59 to 69 over the recorded set) and that lost 5 of 16
+        recorded requests heard right; the mean of the request's own first second kept
+        all but 2 or 3 (docs/voice-recogniser.md, "Streaming")."""
         d = self.decoder
+        d.activate_search(PROBE)
+        d.reinit_feat()  # batch: the mean of exactly these frames
         d.start_utt()
-        d.process_raw(pcm, full_utt=True)
+        d.process_raw(head, no_search=True, full_utt=True)
+        mean = d.get_cmn()
+        d.end_utt()
+        d.activate_search(self.search)
+        d.set_cmn(mean)
+        d.start_utt()
+
+    def feed(self, pcm: bytes) -> None:
+        """Search the frames of this piece now, so that little is left at the end: 0.1 s
+        at a time, since pocketsphinx holds Python's lock while it decodes, and the event
+        loop reading the microphone waits for it."""
+        for start in range(0, len(pcm), FEED_BYTES):
+            self.decoder.process_raw(
+                pcm[start : start + FEED_BYTES], no_search=False, full_utt=False
+            )
+
+    def end(self, nbest: int = 0) -> Decoded:
+        """The request is over: the last frames, and what was heard."""
+        d = self.decoder
         d.end_utt()
         out = Decoded(frames=d.n_frames())
         if d.hyp() is None:
@@ -115,3 +158,12 @@ class ModelDecoder:
                 if len(out.nbest) > nbest:
                     break
         return out
+
+
+def _any_word(dictionary: Path) -> str:
+    """A word the dictionary has (the probe's keyword; it is never reported)."""
+    with dictionary.open(encoding="utf-8") as lines:
+        for line in lines:
+            if line.split():
+                return line.split()[0]
+    raise ValueError(f"{dictionary} is empty")

@@ -12,8 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from mnemolis.core.heard import Heard
 from mnemolis.voice.recognise.decoder import Decoded
+from mnemolis.voice.recognise.settings import RecogniserSettings
 from mnemolis.voice.recognise.vocabulary import GARBAGE
+
+ENGINE = "pocketsphinx"
 
 NOT_A_REQUEST = "not a request I know"
 NOTHING = "nothing heard"
@@ -57,3 +61,31 @@ def judge(decoded: Decoded, reject_below: float, alternatives: int) -> Judgement
     if conf < reject_below:
         return Judgement("", conf, (text, *others)[: alternatives + 1], UNSURE)
     return Judgement(text, conf, tuple(others), None)
+
+
+def heard_of(
+    decoded: Decoded, settings: RecogniserSettings, ms: dict[str, float] | None = None
+) -> Heard:
+    """What the recogniser says it heard, whole or streamed: too little speech, or judged."""
+    speech_ms = 10.0 * sum(w.end - w.start + 1 for w in decoded.words)
+    if decoded.words and speech_ms < settings.min_speech_ms:
+        return heard("", 0.0, (), "too little speech", ms)
+    j = judge(decoded, settings.reject_below, settings.alternatives)
+    return heard(j.text, j.confidence, j.alternatives, j.rejected, ms)
+
+
+def heard(
+    text: str,
+    confidence: float,
+    alternatives: tuple[str, ...],
+    rejected: str | None,
+    ms: dict[str, float] | None = None,
+) -> Heard:
+    return Heard(
+        text=text,
+        confidence=round(confidence, 4),
+        alternatives=alternatives,
+        rejected=rejected,
+        ms=dict(ms or {}),
+        engine=ENGINE,
+    )

@@ -27,11 +27,12 @@ from mnemolis.voice.recognise.build import (
     owner_pronunciations,
 )
 from mnemolis.voice.recognise.decoder import ModelDecoder
-from mnemolis.voice.recognise.judge import judge
+from mnemolis.voice.recognise.judge import ENGINE, heard, heard_of
 from mnemolis.voice.recognise.settings import RecogniserSettings
-from mnemolis.voice.stages import Audio, StageError
+from mnemolis.voice.recognise.stream import PocketsphinxStream
+from mnemolis.voice.stages import Audio, RecognitionStream, StageError
 
-ENGINE = "pocketsphinx"
+__all__ = ["ENGINE", "PocketsphinxRecogniser"]
 #: How long a burst of registry changes (discovery at start) settles before a rebuild.
 SETTLE_S = 2.0
 
@@ -128,31 +129,33 @@ class PocketsphinxRecogniser:
         t0 = time.perf_counter() if t0 is None else t0
         prepared = to_pipeline(audio)
         if prepared.problem is not None:
-            return self._heard("", 0.0, (), prepared.problem, t0)
+            return heard("", 0.0, (), prepared.problem, {"recognise": _since(t0)})
         with self._lock:
             decoder = self._decoder
             if decoder is None:
                 raise StageError(self.error or "the recogniser is not ready")
             decoded = decoder.decode(prepared.pcm, self.settings.alternatives)
-        speech_ms = 10.0 * sum(w.end - w.start + 1 for w in decoded.words)
-        if decoded.words and speech_ms < self.settings.min_speech_ms:
-            return self._heard("", 0.0, (), "too little speech", t0)
-        j = judge(decoded, self.settings.reject_below, self.settings.alternatives)
-        return self._heard(j.text, j.confidence, j.alternatives, j.rejected, t0)
+        return heard_of(decoded, self.settings, {"recognise": _since(t0)})
 
-    def _heard(
-        self,
-        text: str,
-        confidence: float,
-        alternatives: tuple[str, ...],
-        rejected: str | None,
-        t0: float,
-    ) -> Heard:
-        return Heard(
-            text=text,
-            confidence=round(confidence, 4),
-            alternatives=alternatives,
-            rejected=rejected,
-            ms={"recognise": (time.perf_counter() - t0) * 1000},
-            engine=ENGINE,
-        )
+    def open(self) -> RecognitionStream:
+        """A request to be heard as it is said (`voice.stages.StreamingRecogniser`)."""
+        return PocketsphinxStream(self._wait_decoder, self._current, self._lock, self.settings)
+
+    def _wait_decoder(self) -> None:
+        """Wait for a build under way (the stream's worker; not under the lock, which the
+        build takes to swap its model in)."""
+        if self._decoder is None:
+            try:
+                self._ready.result()
+            except Exception as exc:
+                raise StageError(self.error or f"the recogniser could not be built: {exc}") from exc
+
+    def _current(self) -> ModelDecoder:
+        """The model in use (under the lock)."""
+        if self._decoder is None:
+            raise StageError(self.error or "the recogniser is not ready")
+        return self._decoder
+
+
+def _since(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
