@@ -51,8 +51,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Fsg:
         ("lock the front door and the back door", True),
         ("unlock the front door and the porch light", False),
         ("lock the kitchen light", False),
-        # all but one
-        ("turn off all the lights except the porch light", True),
+        # all but one is left to typing: a way more to name devices in on/off commands
+        # cost a 2,000-device home seconds of start-up (docs/voice-recogniser.md)
+        ("turn off all the lights except the porch light", False),
         # a number slot's words, and steps
         ("set the kitchen light to half", True),
         ("dim the bedroom light a bit", True),
