@@ -6,13 +6,19 @@ skipped, CI (which `.ci/run` provisions) fails instead.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import wave
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from mnemolis.voice.stages import Audio, AudioFormat
+from mnemolis.config import load_config
+from mnemolis.core.heard import Heard
+from mnemolis.voice.audio import chunks, to_pipeline
+from mnemolis.voice.recognise import PocketsphinxRecogniser, create_recogniser
+from mnemolis.voice.stages import Audio, AudioFormat, StreamingRecogniser
 from tests.tools import require
 
 
@@ -37,8 +43,10 @@ def speak(text: str, voice: str = "en-us", speed: int = 150, rate: int = 16000) 
         capture_output=True,
         check=True,
     )
+    # -R: sox's dither is the same on every run (a test hears the same sound each time)
+    out = ("-r", str(rate), "-c", "1", "-b", "16", "-t", "raw", "-")
     converted = subprocess.run(
-        ["sox", "-q", "-t", "wav", "-", "-r", str(rate), "-c", "1", "-b", "16", "-t", "raw", "-"],
+        ["sox", "-q", "-R", "-t", "wav", "-", *out],
         input=said.stdout,
         capture_output=True,
         check=True,
@@ -79,3 +87,24 @@ def write_wav(path: str, audio: Audio) -> None:
         w.setsampwidth(audio.format.width)
         w.setframerate(audio.format.rate)
         w.writeframes(audio.pcm)
+
+
+def demo_recogniser(factory: pytest.TempPathFactory) -> Iterator[PocketsphinxRecogniser]:
+    """The demo home's recogniser, built once for a module (``yield from`` it)."""
+    require_voice()
+    r = create_recogniser(load_config(), state_dir=factory.mktemp("state"))
+    r.wait_ready()
+    yield r
+    r.close()
+
+
+def streamed(r: StreamingRecogniser, audio: Audio, ms: int = 30) -> Heard:
+    """``audio`` heard as a microphone brings it: a stream fed ``ms`` at a time."""
+
+    async def run() -> Heard:
+        stream = r.open()
+        for piece in chunks(to_pipeline(audio.pcm, audio.format), ms):
+            stream.feed(piece)
+        return await stream.finish()
+
+    return asyncio.run(run())

@@ -328,12 +328,20 @@ _word = st.builds(
 )
 
 
-@given(st.lists(_word, max_size=6), st.floats(0.0, 1.0))
-def test_a_mishearing_never_comes_out_as_text(words: list[Word], floor: float) -> None:
-    """Garbage in the reading, or a confidence under the floor: nothing is heard, and
-    it says why; what is heard is never a reading of garbage."""
-    j = judge(Decoded(words=words), floor, 3)
-    doubtful = not words or any(w.cls == "garbage" for w in words) or j.confidence < floor
+@given(st.lists(_word, max_size=6), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_a_mishearing_never_comes_out_as_text(
+    words: list[Word], floor: float, share: float, min_share: float
+) -> None:
+    """Garbage in the reading, words over too little of the speech, or a confidence
+    under the floor: nothing is heard, and it says why; what is heard is never a
+    reading of garbage."""
+    j = judge(Decoded(words=words, covered=share), floor, 3, min_share)
+    doubtful = (
+        not words
+        or any(w.cls == "garbage" for w in words)
+        or share < min_share
+        or j.confidence < floor
+    )
     assert (j.text == "") == doubtful
     assert (j.rejected is None) == (j.text != "")
     assert 0.0 <= j.confidence <= 1.0

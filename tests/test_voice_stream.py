@@ -22,7 +22,7 @@ from mnemolis.voice.engines import VoiceKit
 from mnemolis.voice.inputs import MemorySource
 from mnemolis.voice.outputs import NullSink
 from mnemolis.voice.pipeline import Turn, VoicePipeline
-from mnemolis.voice.recognise import PocketsphinxRecogniser, create_recogniser
+from mnemolis.voice.recognise import PocketsphinxRecogniser
 from mnemolis.voice.recognise.audio import StreamedAudio, dither
 from mnemolis.voice.recognise.decoder import ModelDecoder
 from mnemolis.voice.settings import load_voice_settings
@@ -31,28 +31,14 @@ from mnemolis.voice.stages import (
     RecognitionStream,
     StreamingRecogniser,
 )
-from tests.support_recogniser import require_voice, speak
+from tests.support_recogniser import demo_recogniser, speak, streamed
 
 SAID = "turn off the lights in the bedroom"
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PocketsphinxRecogniser]:
-    require_voice()
-    r = create_recogniser(load_config(), state_dir=tmp_path_factory.mktemp("state"))
-    r.wait_ready()
-    yield r
-    r.close()
-
-
-def streamed(r: StreamingRecogniser, audio: Audio, ms: int) -> Heard:
-    async def run() -> Heard:
-        stream = r.open()
-        for piece in chunks(to_pipeline(audio.pcm, audio.format), ms):
-            stream.feed(piece)
-        return await stream.finish()
-
-    return asyncio.run(run())
+    yield from demo_recogniser(tmp_path_factory)
 
 
 def padded(audio: Audio, before_s: float = 0.5, after_s: float = 1.0) -> Audio:

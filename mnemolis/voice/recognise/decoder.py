@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pocketsphinx
 
+from mnemolis.voice.recognise.coverage import FrameEnergy, covered
 from mnemolis.voice.recognise.general import model_path
 from mnemolis.voice.recognise.grammar import GRAMMAR
 from mnemolis.voice.recognise.model import CONTROL, DICTIONARY, LM_NAME, ModelInfo
@@ -44,7 +45,8 @@ class Decoded:
     #: whole readings, best first: each a list of (text, class)
     nbest: list[list[tuple[str, str]]] = field(default_factory=list)
     frames: int = 0
-    speech_frames: int = 0
+    #: the share of the loud frames inside the words heard (`coverage.covered`)
+    covered: float = 1.0
 
 
 class ModelDecoder:
@@ -86,6 +88,7 @@ class ModelDecoder:
                 fwdflat=False,
             )
         self.search = self.decoder.current_search()
+        self.energy = FrameEnergy()  # the request's frames, to tell how much words cover
         self.decoder.add_keyphrase(PROBE, _any_word(folder / DICTIONARY))
 
     def _word(self, token: str) -> tuple[str, str]:
@@ -98,6 +101,8 @@ class ModelDecoder:
     def decode(self, pcm: bytes, nbest: int = 0) -> Decoded:
         """One whole request at once: its cepstral mean is its own (batch)."""
         self.decoder.reinit_feat()  # a stream leaves the features in live mode
+        self.energy = FrameEnergy()
+        self.energy.add(pcm)
         self.decoder.start_utt()
         self.decoder.process_raw(pcm, full_utt=True)
         return self.end(nbest)
@@ -121,12 +126,14 @@ class ModelDecoder:
         d.end_utt()
         d.activate_search(self.search)
         d.set_cmn(mean)
+        self.energy = FrameEnergy()
         d.start_utt()
 
     def feed(self, pcm: bytes) -> None:
         """Search the frames of this piece now, so that little is left at the end: 0.1 s
         at a time, since pocketsphinx holds Python's lock while it decodes, and the event
         loop reading the microphone waits for it."""
+        self.energy.add(pcm)
         for start in range(0, len(pcm), FEED_BYTES):
             self.decoder.process_raw(
                 pcm[start : start + FEED_BYTES], no_search=False, full_utt=False
@@ -145,6 +152,7 @@ class ModelDecoder:
                 continue
             text, cls = self._word(token)
             out.words.append(Word(text, cls, float(seg.prob), seg.start_frame, seg.end_frame))
+        out.covered = covered(self.energy.db(), ((w.start, w.end) for w in out.words))
         if nbest and not self.grammar:  # a grammar's lattice n-best takes minutes
             seen: set[str] = set()
             for hyp in islice(d.nbest(), nbest * 8):

@@ -2,9 +2,9 @@
 
 Never act on a mishearing: a path through the [garbage] words (speech that is
 none of the known requests: a question for someone else, the television, a
-cough) is "not a request I know"; a reading below ``reject_below`` is "not
-sure"; the rest carries its confidence so the assistant asks back below its
-``heard.ask_back_below``.
+cough), or words that lie over too little of the speech (`coverage.py`), is "not
+a request I know"; a reading below ``reject_below`` is "not sure"; the rest
+carries its confidence so the assistant asks back below its ``heard.ask_back_below``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def confidence(decoded: Decoded) -> float:
     return math.exp(sum(math.log(p) for p in posts) / len(posts))
 
 
-def judge(decoded: Decoded, reject_below: float, alternatives: int) -> Judgement:
+def judge(
+    decoded: Decoded, reject_below: float, alternatives: int, min_coverage: float = 0.0
+) -> Judgement:
     words = decoded.words
     if not words:
         return Judgement("", 0.0, (), NOTHING)
@@ -56,7 +58,7 @@ def judge(decoded: Decoded, reject_below: float, alternatives: int) -> Judgement
             others.append(other)
     others = others[:alternatives]
     garbage = sum(1 for w in words if w.cls == GARBAGE)
-    if garbage:
+    if garbage or decoded.covered < min_coverage:
         return Judgement("", conf, tuple(others), NOT_A_REQUEST)
     if conf < reject_below:
         return Judgement("", conf, (text, *others)[: alternatives + 1], UNSURE)
@@ -70,7 +72,7 @@ def heard_of(
     speech_ms = 10.0 * sum(w.end - w.start + 1 for w in decoded.words)
     if decoded.words and speech_ms < settings.min_speech_ms:
         return heard("", 0.0, (), "too little speech", ms)
-    j = judge(decoded, settings.reject_below, settings.alternatives)
+    j = judge(decoded, settings.reject_below, settings.alternatives, settings.min_coverage)
     return heard(j.text, j.confidence, j.alternatives, j.rejected, ms)
 
 

@@ -8,6 +8,7 @@
       reject_below: 0.35          # below this, nothing was heard ("not sure what you said")
       free_words: 0               # common English words for free text (0: off; see the docs)
       garbage: 0.05               # the model's share for speech that is no request (0: off)
+      min_coverage: 0.7           # words heard over less of the speech than this: no request
       compound: 0.05              # how likely "... and" goes on to another request (0: off)
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
@@ -42,6 +43,9 @@ class RecogniserSettings:
     free_words: int = 0
     #: the share of speech that is no request, heard as garbage words (0: off)
     garbage: float = 0.05
+    #: the words heard must lie over at least this share of the loud frames, or the
+    #: speech was more than the request heard (`coverage.py`; 0: off)
+    min_coverage: float = 0.7
     #: how many common words (none a request uses) speech that is no request is heard as
     garbage_words: int = 300
     names_limit: int = 2000
@@ -74,6 +78,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "reject_below": (0.0, 1.0),
     "free_words": (0, 50000),
     "garbage": (0.0, 0.9),
+    "min_coverage": (0.0, 1.0),
     "garbage_words": (0, 5000),
     "names_limit": (0, 100000),
     "alternatives": (0, 20),
