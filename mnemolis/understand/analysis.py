@@ -88,6 +88,10 @@ class Analysis:
         return best
 
 
+#: the verbs a yes-no question starts with ("is ... on"): after "it" they state
+QUESTION_VERBS = frozenset({"is", "are", "was", "were"})
+
+
 class Analyzer:
     """Owns the compiled matchers; `analyze` is the per-query entry point."""
 
@@ -162,6 +166,18 @@ class Analyzer:
             h.kind == "device" and h.start in said and h.end - 1 in literal for h in names
         )
 
+    def _stated(self, doc: Doc, m: Match) -> bool:
+        """ "it's cold in the living room": a phrase that asks with its first verb ("is
+        ... cold") said after a statement's subject is no question, unless an "if" or a
+        "whether" before it asks it ("tell me if it is on")."""
+        lang = self.config.language
+        first = m.rule.text.split()[0]
+        if first not in QUESTION_VERBS or m.start == 0 or m.start != m.literal[0]:
+            return False
+        if doc[m.start - 1].lower_ not in lang.statement_subjects:
+            return False
+        return m.start < 2 or doc[m.start - 2].lower_ not in lang.embedded_question_leads
+
     def _verb_form(self, doc: Doc, hit: NameHit) -> bool:
         """ "what's switched on upstairs": a type word that is also a verb (devices.yaml
         `verbs`), inflected otherwise than a plural ("switches"), names no device."""
@@ -185,7 +201,11 @@ class Analyzer:
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
         names = [h for h in self.names.find(doc) if not self._verb_form(doc, h)]
-        found = [m for m in self.intents.find(doc) if self._gaps_fit(doc, m, slot_words, names)]
+        found = [
+            m
+            for m in self.intents.find(doc)
+            if self._gaps_fit(doc, m, slot_words, names) and not self._stated(doc, m)
+        ]
         return Analysis(
             text=text,
             doc=doc,
