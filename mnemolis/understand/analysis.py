@@ -178,6 +178,19 @@ class Analyzer:
             return False
         return m.start < 2 or doc[m.start - 2].lower_ not in lang.embedded_question_leads
 
+    def _exists(self, doc: Doc, m: Match) -> bool:
+        """ "is there any sound from the baby monitor": the word a question's "is ..."
+        would take as a state follows "there" and determiners only: it names what exists."""
+        lang = self.config.language
+        if m.rule.text.split()[0] not in QUESTION_VERBS or m.start != m.literal[0]:
+            return False
+        said = set(m.literal) | {i for s, e in m.captures.values() for i in range(s, e)}
+        after = min((i for i in said if i > m.start), default=m.end)
+        gap = list(range(m.start + 1, after))
+        if not gap or doc[gap[0]].lower_ not in lang.existence_words:
+            return False
+        return all(doc[i].lower_ in lang.determiners for i in gap[1:])
+
     def _verb_form(self, doc: Doc, hit: NameHit) -> bool:
         """ "what's switched on upstairs": a type word that is also a verb (devices.yaml
         `verbs`), inflected otherwise than a plural ("switches"), names no device."""
@@ -204,7 +217,9 @@ class Analyzer:
         found = [
             m
             for m in self.intents.find(doc)
-            if self._gaps_fit(doc, m, slot_words, names) and not self._stated(doc, m)
+            if self._gaps_fit(doc, m, slot_words, names)
+            and not self._stated(doc, m)
+            and not self._exists(doc, m)
         ]
         return Analysis(
             text=text,

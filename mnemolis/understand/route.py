@@ -184,9 +184,12 @@ class Router:
                 continue  # the invariant: a question is never routed to an action
             if not condition or intent.condition:
                 out.append(self._score(a, start, end, intent, matches, part))
-        if asks and any(
-            h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
-            for h in a.names
+        if asks and (
+            any(
+                h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
+                for h in a.names
+            )
+            or any(self._explains_by_name(a, c, start, end) for c in out)
         ):
             # a question naming a device is about it: "is there post in the mailbox" asks
             # the mailbox sensor, whatever a declined domain's word ("post") or another
@@ -229,6 +232,17 @@ class Router:
         # the "ceiling fan light" (which "lock the front door" needs: no other intent fits)
         out.sort(key=lambda c: (c.score, not c.slots.stood_in, c.intent.priority), reverse=True)
         return out
+
+    def _explains_by_name(self, a: Analysis, c: Candidate, start: int, end: int) -> bool:
+        """ "is there any sound from the baby monitor": a device intent fills its device
+        and explains the whole part, and words of that device's own name are said."""
+        if c.intent.source is None or "device" not in c.slots.fills or c.coverage < 1.0:
+            return False
+        names = self.slots.names
+        return any(
+            names.is_name_word(a.tokens[i].lemma) and not names.is_noun(a.tokens[i].lemma)
+            for i in range(start, end)
+        )
 
     def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
         """A device, a type word, a room or an area is named, a word of a device's own
