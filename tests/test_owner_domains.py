@@ -198,6 +198,20 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
     ),
     # a phrase word in the middle of a value is the value's: "water ... on" is no schedule
     ("garden", "water the pots on the patio", [("garden.water", {"zone": "patio pots"})]),
+    # a part after the order, said with the head of the order's own phrase ("add ... to
+    # the order") and the order's values, keeps to the order (domain_follow.py); alone,
+    # or naming a list of its own, it is the list's
+    (
+        "takeaway",
+        "take the mushrooms off and add a lemonade",
+        [("takeaway.remove", {"topping": "mushrooms"}), (ORDER, {"drink": "lemonade"})],
+    ),
+    (
+        "takeaway",
+        "order a large pepperoni and add chicken wings",
+        [(ORDER, {"size": "large", "pizza": "pepperoni"}), (ORDER, {"side": "chicken wings"})],
+    ),
+    ("takeaway", "add a lemonade", [("lists.add", {})]),
     # an owner's request beside the home's
     (
         "garden",

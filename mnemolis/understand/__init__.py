@@ -20,6 +20,7 @@ from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
+from mnemolis.understand.domain_follow import follows
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
 from mnemolis.understand.lookup import NameSource
@@ -188,6 +189,8 @@ class Understander:
                 referent = bool(hint) or bool(context is not None and context.devices)
                 begin = frag.route_from or frag.start  # the request, not the app opened for it
                 r = self.scheduled.route(self.router, a, begin, frag.end, referent=referent)
+                if steps and (kept := follows(self.config, a, _last_part(steps), r)):
+                    r = self.router.route_as(a, begin, frag.end, kept.intent, kept.said)
                 part = r.part
                 if begin != frag.start:
                     part.text = a.span_text(frag.start, frag.end)
@@ -470,3 +473,7 @@ class Understander:
         for key in ("declined", "reason", "options", "readings"):
             if key in p.provenance:
                 trace.note(f"    {key}: {p.provenance[key]}")
+
+
+def _last_part(steps: list[Step]) -> Part | None:
+    return steps[-1] if isinstance(steps[-1], Part) else None

@@ -398,6 +398,16 @@ class Router:
         candidates = self.candidates(a, start, end, condition=condition, referent=referent)
         return self._routed(a, start, end, candidates)
 
+    def route_as(
+        self, a: Analysis, start: int, end: int, name: str, said: tuple[int, ...]
+    ) -> Routed:
+        """The part as ``name`` said with the words ``said`` (`domain_follow`)."""
+        part = _PartFacts(self.content(a, start, end), {name: set(said)}, False, set(), False)
+        rule = PhraseRule(name, "(the domain of the part before)", self.alone_weight, len(said))
+        match = Match(rule, said[0], said[-1] + 1, said)
+        c = self._score(a, start, end, self.config.intents[name], [match], part)
+        return self._routed(a, start, end, [c])
+
     def route_alone(self, a: Analysis, start: int, end: int) -> Routed | None:
         """ "kitchen light", "balcony thermometer", "lights" said in the kitchen: a part
         that is nothing but names of devices, with no intent phrase, means what an intent
