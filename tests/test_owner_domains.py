@@ -212,6 +212,12 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         [(ORDER, {"size": "large", "pizza": "pepperoni"}), (ORDER, {"side": "chicken wings"})],
     ),
     ("takeaway", "add a lemonade", [("lists.add", {})]),
+    # "my order" is a noun: of two intents as sure, the removal is the verb (route_ties.py)
+    (
+        "takeaway",
+        "remove the garlic bread from my order",
+        [("takeaway.remove", {"side": "garlic bread"})],
+    ),
     # an owner's request beside the home's
     (
         "garden",

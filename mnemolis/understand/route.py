@@ -20,6 +20,7 @@ from mnemolis.understand.intents import Match, PhraseRule
 from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
+from mnemolis.understand.route_ties import explains_by_name, noun_after_determiner
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -189,7 +190,10 @@ class Router:
                 h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
                 for h in a.names
             )
-            or any(self._explains_by_name(a, c, start, end) for c in out)
+            or any(
+                explains_by_name(a, c.match, c.slots, c.coverage, self.slots.names, (start, end))
+                for c in out
+            )
         ):
             # a question naming a device is about it: "is there post in the mailbox" asks
             # the mailbox sensor, whatever a declined domain's word ("post") or another
@@ -229,20 +233,19 @@ class Router:
         _announced_by_device(out, self.avoid_penalty)
         # of two as sure, the one that acts on the device named, not on another named with
         # its words: "set the ceiling fan to 50%" is the fan's speed, not the brightness of
-        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits)
-        out.sort(key=lambda c: (c.score, not c.slots.stood_in, c.intent.priority), reverse=True)
-        return out
-
-    def _explains_by_name(self, a: Analysis, c: Candidate, start: int, end: int) -> bool:
-        """ "is there any sound from the baby monitor": a device intent fills its device
-        and explains the whole part, and words of that device's own name are said."""
-        if c.intent.source is None or "device" not in c.slots.fills or c.coverage < 1.0:
-            return False
-        names = self.slots.names
-        return any(
-            names.is_name_word(a.tokens[i].lemma) and not names.is_noun(a.tokens[i].lemma)
-            for i in range(start, end)
+        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits);
+        # then the one whose phrase is no noun after "my", "the" ("remove the hawaiian from
+        # my order": the removal, not an order)
+        out.sort(
+            key=lambda c: (
+                c.score,
+                not c.slots.stood_in,
+                not noun_after_determiner(a, c.match, self.config.language.naming_determiners),
+                c.intent.priority,
+            ),
+            reverse=True,
         )
+        return out
 
     def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
         """A device, a type word, a room or an area is named, a word of a device's own
