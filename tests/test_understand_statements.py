@@ -56,6 +56,7 @@ EXISTS = [
     _d("baby_sound", "Baby Monitor Sound", "binary_sensor", "nursery", device_class="sound"),
     _d("dish_problem", "Dishwasher Problem", "binary_sensor", "kitchen", device_class="problem"),
     _d("hall_light", "Hall Light", "light", "hall"),
+    _d("hall_blind", "Hall Blind", "cover", "hall", features=["position"]),
 ]
 
 
@@ -74,6 +75,7 @@ def sensors(config: Config) -> Understander:
         ("is there a problem with the dishwasher", "sensor.read", ["dish_problem"]),
         ("is the dishwasher problem on", "device.state", ["dish_problem"]),
         ("is there a light on in the hall", "device.state", ["hall_light"]),
+        ("what position is the hall blind at", "device.state", ["hall_blind"]),
     ],
 )
 def test_what_exists_is_read(sensors: Understander, text: str, intent: str, ids: list[str]) -> None:
