@@ -212,6 +212,9 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         [(ORDER, {"size": "large", "pizza": "pepperoni"}), (ORDER, {"side": "chicken wings"})],
     ),
     ("takeaway", "add a lemonade", [("lists.add", {})]),
+    # a value said in the plural, which the lemmas do not know ("margheritas")
+    ("takeaway", "order two margheritas", [(ORDER, {"pizza": "margherita"})]),
+    ("takeaway", "order two large pepperonis", [(ORDER, {"size": "large", "pizza": "pepperoni"})]),
     # "my order" is a noun: of two intents as sure, the removal is the verb (route_ties.py)
     (
         "takeaway",

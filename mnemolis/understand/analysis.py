@@ -138,6 +138,10 @@ class Analyzer:
                 one = len(said) == 1 and said[0].lemma_ != said[0].lower_
                 matcher = self._slots_as_written if one else self._slots
                 matcher.add(f"{slot.name}\t{value}", [said])
+                if (plural := _plural(slot.type, said)) is not None:
+                    # "two margheritas": a list value said in the plural, which the
+                    # lemmas do not know for words of the owner's own ("pepperonis")
+                    self._slots_as_written.add(f"{slot.name}\t{value}", [text.doc(plural)])
 
     def _gaps_fit(
         self, doc: Doc, m: Match, slot_words: list[SlotWord], names: list[NameHit]
@@ -231,3 +235,14 @@ class Analyzer:
             names=names,
             cues=cues,
         )
+
+
+def _plural(kind: str, said: Doc) -> str | None:
+    """A list value's plural as said ("margheritas"), when its last word is a word that
+    takes an "s" and the lemmas do not already make it one."""
+    last = said[-1].lower_ if len(said) else ""
+    if kind != "list" or not last.isalpha() or len(last) < 3 or last.endswith("s"):
+        return None
+    if said[-1].lemma_ != last:
+        return None
+    return " ".join([*(t.lower_ for t in said[:-1]), last + "s"])
