@@ -94,30 +94,3 @@ def test_a_bare_on_with_an_area_is_its_lights_not_its_scene(home: Understander) 
     parts = home.understand("lights off in the kitchen and on in the lounge").parts()
     assert [p.intent for p in parts] == ["device.turn_off", "device.turn_on"]
     assert [part_ids(home.registry, p) for p in parts] == [["l_kitchen"], ["l_lounge"]]
-
-
-CHARGING = [
-    _d("car_battery", "Car Battery", "sensor", None, device_class="battery"),
-    _d("car_mileage", "Car Mileage", "sensor", None, device_class="distance"),
-    _d("phone_charging", "Phone Charging", "binary_sensor", None, device_class="battery_charging"),
-]
-
-
-@pytest.fixture(scope="module")
-def charging(config: Config) -> Understander:
-    return Understander(home_config(config), DeviceRegistry(list(CHARGING)))
-
-
-@pytest.mark.parametrize(
-    ("text", "ids"),
-    [
-        ("is the car charged", []),  # the car is named: never the phone's sensor
-        ("is the phone charged", ["phone_charging"]),
-        ("is the car battery low", ["car_battery"]),
-    ],
-)
-def test_a_kind_word_said_of_another_device_is_not_that_kind_s_device(
-    charging: Understander, text: str, ids: list[str]
-) -> None:
-    part = only_part(charging.understand(text))
-    assert part_ids(charging.registry, part) == ids, part.to_dict()
