@@ -212,6 +212,12 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         [(ORDER, {"size": "large", "pizza": "pepperoni"}), (ORDER, {"side": "chicken wings"})],
     ),
     ("takeaway", "add a lemonade", [("lists.add", {})]),
+    # no phrase at all: the values of the intent marked values_alone
+    (
+        "takeaway",
+        "a large stuffed crust meat feast please",
+        [(ORDER, {"size": "large", "crust": "stuffed crust", "pizza": "meat feast"})],
+    ),
     # a value said in the plural, which the lemmas do not know ("margheritas")
     ("takeaway", "order two margheritas", [(ORDER, {"pizza": "margherita"})]),
     ("takeaway", "order two large pepperonis", [(ORDER, {"size": "large", "pizza": "pepperoni"})]),

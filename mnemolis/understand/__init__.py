@@ -20,7 +20,7 @@ from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
-from mnemolis.understand.domain_follow import follows
+from mnemolis.understand.domain_follow import follows, values_alone
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
 from mnemolis.understand.lookup import NameSource
@@ -201,6 +201,8 @@ class Understander:
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
             if part.intent is None and part.provenance.get("reason") == "no intent phrase":
                 alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
+                if alone is None and (own := values_alone(self.config, a, frag.start, frag.end)):
+                    alone = self.router.route_as(a, frag.start, frag.end, own, ())
                 if alone is not None and alone.part.intent is not None:
                     part, routed[-1] = alone.part, alone
                     if trace:

@@ -6,6 +6,10 @@ a value of the takeaway's slots. Said after the order, the phrase's tail is left
 the part is the order's, not an item for the shopping list. Only a part whose words are
 all that phrase's and values of that intent's list slots follows; "and add milk to the
 shopping list" names a list of its own and stays the list's.
+
+"a large stuffed crust meat feast please": a part that is nothing but values of the list
+slots of an intent marked `values_alone` (and polite or quiet words) is that intent, as
+a device's name alone is the intent marked `name_alone` for it.
 """
 
 from __future__ import annotations
@@ -62,3 +66,23 @@ def follows(config: Config, a: Analysis, before: Part | None, routed: Routed) ->
             if GAP in phrase.text and head == words:
                 return Follow(name, said)
     return None
+
+
+def values_alone(config: Config, a: Analysis, start: int, end: int) -> str | None:
+    """The intent marked `values_alone` whose list slots' values are every word of the
+    part but quiet and polite ones; of several, the one of highest priority."""
+    lang = config.language
+    quiet = lang.stop_words | lang.determiners | lang.filler_words | set(lang.politeness)
+    rest = [i for i in range(start, end) if a.tokens[i].lower not in quiet]
+    rest = [i for i in rest if not a.tokens[i].is_punct]
+    if not rest or any(m.inside(start, end) for m in a.matches):
+        return None
+    found = []
+    for name, spec in config.intents.items():
+        if not spec.values_alone or spec.source is None:
+            continue
+        lists = {s for s in spec.slots if (slot := config.slots.get(s)) and slot.type == "list"}
+        valued = {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
+        if valued.issuperset(rest):
+            found.append((spec.priority, name))
+    return max(found)[1] if found else None

@@ -404,10 +404,11 @@ class Router:
     def route_as(
         self, a: Analysis, start: int, end: int, name: str, said: tuple[int, ...]
     ) -> Routed:
-        """The part as ``name`` said with the words ``said`` (`domain_follow`)."""
+        """The part as ``name`` said with the words ``said`` (`domain_follow`), or with
+        none (`values_alone`)."""
         part = _PartFacts(self.content(a, start, end), {name: set(said)}, False, set(), False)
-        rule = PhraseRule(name, "(the domain of the part before)", self.alone_weight, len(said))
-        match = Match(rule, said[0], said[-1] + 1, said)
+        rule = PhraseRule(name, "(said without its phrase)", self.alone_weight, max(2, len(said)))
+        match = Match(rule, said[0] if said else start, said[-1] + 1 if said else start, said)
         c = self._score(a, start, end, self.config.intents[name], [match], part)
         return self._routed(a, start, end, [c])
 
