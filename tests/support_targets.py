@@ -128,3 +128,16 @@ def check_part(
     assert part_ids(home.registry, part) == sorted(ids), part.to_dict()
     assert option_ids(home.registry, part) == sorted(options), part.to_dict()
     return part
+
+
+def device(ident: str, name: str, dtype: str, room: str | None, **kw: Any) -> Device:
+    """A device of a small home of a test's own."""
+    return _d(ident, name, dtype, room, **kw)
+
+
+def small_home(config: Config, devices: list[Device]) -> Understander:
+    """The shipped language and intents over ``devices`` and the rooms they are in."""
+    registry = DeviceRegistry(list(devices))
+    for room in sorted({d.room for d in devices if d.room}):
+        registry.add_room(room, [])
+    return Understander(home_config(config), registry)

@@ -198,6 +198,35 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
     ),
     # a phrase word in the middle of a value is the value's: "water ... on" is no schedule
     ("garden", "water the pots on the patio", [("garden.water", {"zone": "patio pots"})]),
+    # a part after the order, said with the head of the order's own phrase ("add ... to
+    # the order") and the order's values, keeps to the order (domain_follow.py); alone,
+    # or naming a list of its own, it is the list's
+    (
+        "takeaway",
+        "take the mushrooms off and add a lemonade",
+        [("takeaway.remove", {"topping": "mushrooms"}), (ORDER, {"drink": "lemonade"})],
+    ),
+    (
+        "takeaway",
+        "order a large pepperoni and add chicken wings",
+        [(ORDER, {"size": "large", "pizza": "pepperoni"}), (ORDER, {"side": "chicken wings"})],
+    ),
+    ("takeaway", "add a lemonade", [("lists.add", {})]),
+    # no phrase at all: the values of the intent marked values_alone
+    (
+        "takeaway",
+        "a large stuffed crust meat feast please",
+        [(ORDER, {"size": "large", "crust": "stuffed crust", "pizza": "meat feast"})],
+    ),
+    # a value said in the plural, which the lemmas do not know ("margheritas")
+    ("takeaway", "order two margheritas", [(ORDER, {"pizza": "margherita"})]),
+    ("takeaway", "order two large pepperonis", [(ORDER, {"size": "large", "pizza": "pepperoni"})]),
+    # "my order" is a noun: of two intents as sure, the removal is the verb (route_ties.py)
+    (
+        "takeaway",
+        "remove the garlic bread from my order",
+        [("takeaway.remove", {"side": "garlic bread"})],
+    ),
     # an owner's request beside the home's
     (
         "garden",

@@ -75,6 +75,20 @@ ROWS: list[tuple[str, list[P | C]]] = [
         "set the heating to twenty one degrees",
         [P("device.set_temperature", device="thermostat", temperature=21)],
     ),
+    # raising the temperature is the heating's step, not a sensor's reading (issue 24)
+    (
+        "increase the temperature by 2",
+        [P("device.set_temperature", device="thermostat", step=2)],
+    ),
+    (
+        "lower the temperature by three degrees",
+        [P("device.set_temperature", device="thermostat", step=-3)],
+    ),
+    # "down to 10" is the level, with no step beside it
+    (
+        "turn the kitchen light down to 10",
+        [P("device.set_brightness", device="kitchen light", brightness=10)],
+    ),
     # ---- speech: lower case, no commas, names heard slightly wrong
     ("turn on the kitchen lite", [P("device.turn_on", device="kitchen light")]),
     ("turn on the kichen light", [P("device.turn_on", device="kitchen light")]),

@@ -67,6 +67,7 @@ class IntentSpec:
     implies: str | None = None  # the device type meant when none is named ("dim a bit")
     area_means: str | None = None  # the type an area said alone means ("turn off the kitchen")
     name_alone: bool = False  # a device's name said with no phrase is this ("kitchen light")
+    values_alone: bool = False  # its list slots' values with no phrase ("a large pepperoni")
     #: kinds its words may mean that it cannot act on ("open the door": a lock's door)
     also_means: list[str] = field(default_factory=list)
     undo: str | None = None  # the intent that puts it back: "turn on the fan for 10 minutes"
@@ -194,6 +195,7 @@ INTENT_KEYS = (
     "source",
     "area_means",
     "name_alone",
+    "values_alone",
     "also_means",
     "phrases",
     "slots",
@@ -346,6 +348,7 @@ def load_intent(name: str, data: Any, at: At, slots: dict[str, SlotSpec]) -> Int
         implies=implies,
         area_means=area_means,
         name_alone=bool(data.get("name_alone", False)),
+        values_alone=bool(data.get("values_alone", False)),
         also_means=also_means,
         undo=undo,
         condition=bool(data.get("condition", False)),

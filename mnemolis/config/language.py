@@ -51,6 +51,12 @@ class Language:
     pronouns: set[str] = field(default_factory=set)
     plural_pronouns: set[str] = field(default_factory=set)
     subject_pronouns: set[str] = field(default_factory=set)
+    #: "it's cold in here": a question's verb said after these is a statement's
+    statement_subjects: set[str] = field(default_factory=set)
+    #: "tell me if it is on": after these a statement's word order asks all the same
+    embedded_question_leads: set[str] = field(default_factory=set)
+    #: "is there any sound": what follows is a thing that exists, not a state
+    existence_words: set[str] = field(default_factory=set)
     determiners: set[str] = field(default_factory=set)
     naming_determiners: set[str] = field(default_factory=set)  # "the", "my": before a name
     prepositions: set[str] = field(default_factory=set)
@@ -93,6 +99,9 @@ _LANGUAGE_SETS = {
     "pronouns": "pronouns",
     "plural_pronouns": "plural_pronouns",
     "subject_pronouns": "subject_pronouns",
+    "statement_subjects": "statement_subjects",
+    "embedded_question_leads": "embedded_question_leads",
+    "existence_words": "existence_words",
     "determiners": "determiners",
     "naming_determiners": "naming_determiners",
     "prepositions": "prepositions",

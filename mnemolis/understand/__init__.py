@@ -20,6 +20,7 @@ from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
+from mnemolis.understand.domain_follow import follows, values_alone
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
 from mnemolis.understand.lookup import NameSource
@@ -188,6 +189,8 @@ class Understander:
                 referent = bool(hint) or bool(context is not None and context.devices)
                 begin = frag.route_from or frag.start  # the request, not the app opened for it
                 r = self.scheduled.route(self.router, a, begin, frag.end, referent=referent)
+                if steps and (kept := follows(self.config, a, _last_part(steps), r)):
+                    r = self.router.route_as(a, begin, frag.end, kept.intent, kept.said)
                 part = r.part
                 if begin != frag.start:
                     part.text = a.span_text(frag.start, frag.end)
@@ -198,6 +201,8 @@ class Understander:
             self._resolve(a, part, frag.start, frag.end, context, hint, trace)
             if part.intent is None and part.provenance.get("reason") == "no intent phrase":
                 alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
+                if alone is None and (own := values_alone(self.config, a, frag.start, frag.end)):
+                    alone = self.router.route_as(a, frag.start, frag.end, own, ())
                 if alone is not None and alone.part.intent is not None:
                     part, routed[-1] = alone.part, alone
                     if trace:
@@ -470,3 +475,7 @@ class Understander:
         for key in ("declined", "reason", "options", "readings"):
             if key in p.provenance:
                 trace.note(f"    {key}: {p.provenance[key]}")
+
+
+def _last_part(steps: list[Step]) -> Part | None:
+    return steps[-1] if isinstance(steps[-1], Part) else None

@@ -88,6 +88,10 @@ class Analysis:
         return best
 
 
+#: the verbs a yes-no question starts with ("is ... on"): after "it" they state
+QUESTION_VERBS = frozenset({"is", "are", "was", "were"})
+
+
 class Analyzer:
     """Owns the compiled matchers; `analyze` is the per-query entry point."""
 
@@ -134,6 +138,10 @@ class Analyzer:
                 one = len(said) == 1 and said[0].lemma_ != said[0].lower_
                 matcher = self._slots_as_written if one else self._slots
                 matcher.add(f"{slot.name}\t{value}", [said])
+                if (plural := _plural(slot.type, said)) is not None:
+                    # "two margheritas": a list value said in the plural, which the
+                    # lemmas do not know for words of the owner's own ("pepperonis")
+                    self._slots_as_written.add(f"{slot.name}\t{value}", [text.doc(plural)])
 
     def _gaps_fit(
         self, doc: Doc, m: Match, slot_words: list[SlotWord], names: list[NameHit]
@@ -162,6 +170,31 @@ class Analyzer:
             h.kind == "device" and h.start in said and h.end - 1 in literal for h in names
         )
 
+    def _stated(self, doc: Doc, m: Match) -> bool:
+        """ "it's cold in the living room": a phrase that asks with its first verb ("is
+        ... cold") said after a statement's subject is no question, unless an "if" or a
+        "whether" before it asks it ("tell me if it is on")."""
+        lang = self.config.language
+        first = m.rule.text.split()[0]
+        if first not in QUESTION_VERBS or m.start == 0 or m.start != m.literal[0]:
+            return False
+        if doc[m.start - 1].lower_ not in lang.statement_subjects:
+            return False
+        return m.start < 2 or doc[m.start - 2].lower_ not in lang.embedded_question_leads
+
+    def _exists(self, doc: Doc, m: Match) -> bool:
+        """ "is there any sound from the baby monitor": the word a question's "is ..."
+        would take as a state follows "there" and determiners only: it names what exists."""
+        lang = self.config.language
+        if m.rule.text.split()[0] not in QUESTION_VERBS or m.start != m.literal[0]:
+            return False
+        said = set(m.literal) | {i for s, e in m.captures.values() for i in range(s, e)}
+        after = min((i for i in said if i > m.start), default=m.end)
+        gap = list(range(m.start + 1, after))
+        if not gap or doc[gap[0]].lower_ not in lang.existence_words:
+            return False
+        return all(doc[i].lower_ in lang.determiners for i in gap[1:])
+
     def _verb_form(self, doc: Doc, hit: NameHit) -> bool:
         """ "what's switched on upstairs": a type word that is also a verb (devices.yaml
         `verbs`), inflected otherwise than a plural ("switches"), names no device."""
@@ -185,7 +218,13 @@ class Analyzer:
             slot, value = strings[match_id].split("\t", 1)
             slot_words.append(SlotWord(slot, value, start, end))
         names = [h for h in self.names.find(doc) if not self._verb_form(doc, h)]
-        found = [m for m in self.intents.find(doc) if self._gaps_fit(doc, m, slot_words, names)]
+        found = [
+            m
+            for m in self.intents.find(doc)
+            if self._gaps_fit(doc, m, slot_words, names)
+            and not self._stated(doc, m)
+            and not self._exists(doc, m)
+        ]
         return Analysis(
             text=text,
             doc=doc,
@@ -196,3 +235,14 @@ class Analyzer:
             names=names,
             cues=cues,
         )
+
+
+def _plural(kind: str, said: Doc) -> str | None:
+    """A list value's plural as said ("margheritas"), when its last word is a word that
+    takes an "s" and the lemmas do not already make it one."""
+    last = said[-1].lower_ if len(said) else ""
+    if kind != "list" or not last.isalpha() or len(last) < 3 or last.endswith("s"):
+        return None
+    if said[-1].lemma_ != last:
+        return None
+    return " ".join([*(t.lower_ for t in said[:-1]), last + "s"])

@@ -187,11 +187,19 @@ class NameIndex:
         head_nouns: dict[str, list[str]] = {}
         name_words: dict[str, set[str]] = {}
         word_index: dict[str, set[str]] = {}
+        room_heads: set[str] = set()
+        kept_heads: set[str] = set()  # a device called "Kitchen" keeps its noun
         for device in devices.values():
             # the last word of its own name (an alias's is not: "coffee machine" makes
             # no "x-ray machine" a coffee maker)
             lemmas = [t.lemma_ for t in doc(name_key(device.name))]
             head_nouns.setdefault(lemmas[-1], []).append(device.id)
+            if len(lemmas) > 1 and lemmas[-1] in rooms:
+                # "shelly1pm-kitchen", "esp32 garage": named by its room, and "in the
+                # kitchen" is that room, not a noun for the one device
+                room_heads.add(lemmas[-1])
+            else:
+                kept_heads.add(lemmas[-1])
             name_words[device.id] = set(lemmas)
             for lemma in lemmas:
                 word_index.setdefault(lemma, set()).add(device.id)
@@ -199,7 +207,7 @@ class NameIndex:
         days = set(day.values) if day is not None else set()
         states = {s for words in self.config.device_states.values() for s in words}
         for head in head_nouns:  # "light 2", "grid energy today", "All Off": no noun
-            if head.isdigit() or head in days or head in states:
+            if head.isdigit() or head in days or head in states or head in room_heads - kept_heads:
                 continue
             matcher.add(f"noun\t{head}", [doc(head)])
         protected = set()

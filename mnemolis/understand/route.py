@@ -20,6 +20,7 @@ from mnemolis.understand.intents import Match, PhraseRule
 from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
+from mnemolis.understand.route_ties import explains_by_name, noun_after_determiner
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -184,9 +185,15 @@ class Router:
                 continue  # the invariant: a question is never routed to an action
             if not condition or intent.condition:
                 out.append(self._score(a, start, end, intent, matches, part))
-        if asks and any(
-            h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
-            for h in a.names
+        if asks and (
+            any(
+                h.kind == "device" and h.score >= 100 and start <= h.start and h.end <= end
+                for h in a.names
+            )
+            or any(
+                explains_by_name(a, c.match, c.slots, c.coverage, self.slots.names, (start, end))
+                for c in out
+            )
         ):
             # a question naming a device is about it: "is there post in the mailbox" asks
             # the mailbox sensor, whatever a declined domain's word ("post") or another
@@ -226,8 +233,18 @@ class Router:
         _announced_by_device(out, self.avoid_penalty)
         # of two as sure, the one that acts on the device named, not on another named with
         # its words: "set the ceiling fan to 50%" is the fan's speed, not the brightness of
-        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits)
-        out.sort(key=lambda c: (c.score, not c.slots.stood_in, c.intent.priority), reverse=True)
+        # the "ceiling fan light" (which "lock the front door" needs: no other intent fits);
+        # then the one whose phrase is no noun after "my", "the" ("remove the hawaiian from
+        # my order": the removal, not an order)
+        out.sort(
+            key=lambda c: (
+                c.score,
+                not c.slots.stood_in,
+                not noun_after_determiner(a, c.match, self.config.language.naming_determiners),
+                c.intent.priority,
+            ),
+            reverse=True,
+        )
         return out
 
     def _names_a_thing(self, a: Analysis, start: int, end: int, part: _PartFacts) -> bool:
@@ -383,6 +400,17 @@ class Router:
     ) -> Routed:
         candidates = self.candidates(a, start, end, condition=condition, referent=referent)
         return self._routed(a, start, end, candidates)
+
+    def route_as(
+        self, a: Analysis, start: int, end: int, name: str, said: tuple[int, ...]
+    ) -> Routed:
+        """The part as ``name`` said with the words ``said`` (`domain_follow`), or with
+        none (`values_alone`)."""
+        part = _PartFacts(self.content(a, start, end), {name: set(said)}, False, set(), False)
+        rule = PhraseRule(name, "(said without its phrase)", self.alone_weight, max(2, len(said)))
+        match = Match(rule, said[0] if said else start, said[-1] + 1 if said else start, said)
+        c = self._score(a, start, end, self.config.intents[name], [match], part)
+        return self._routed(a, start, end, [c])
 
     def route_alone(self, a: Analysis, start: int, end: int) -> Routed | None:
         """ "kitchen light", "balcony thermometer", "lights" said in the kitchen: a part

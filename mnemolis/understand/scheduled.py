@@ -67,6 +67,8 @@ class ScheduledActions:
         while e > s and toks[e - 1].is_punct:
             e -= 1
         for span in self.reader.find(a, s, e):
+            if _in_a_name(a, span):
+                continue  # "activate cosy evening": the scene's name, not tonight
             if span.start == s and span.end < e and span.kind != "day":
                 # a day alone before an action is read with what came before ("unless it
                 # rains on friday, good night"); after it, it is the action's ("... tomorrow")
@@ -133,3 +135,14 @@ class ScheduledActions:
         text = f"{words} {rest}".strip()
         part = inner.part
         return Part(text, undo.name, undo.source, dict(part.slots), part.confidence, schedule=when)
+
+
+def _in_a_name(a: Analysis, span: TimeSpan) -> bool:
+    """The time's words are part of a longer device name said ("Cosy Evening")."""
+    return any(
+        h.kind == "device"
+        and h.start < span.end
+        and span.start < h.end
+        and (h.start < span.start or h.end > span.end)
+        for h in a.names
+    )

@@ -112,6 +112,10 @@ class UnknownNames:
                 narrowed = [d for d in tier if d.id in having]
                 if narrowed:
                     return [narrowed], None
+            if self._names_others(a, range(i + 1, noun.start), tiers):
+                # "is the car charged": the car is named, and no device of the car's
+                # charges; never the phone's charging sensor
+                return [], (i + 1, noun.end)
             return tiers, None
         said = range(i + 1, noun.start)
         if i < start or i in skip or a.tokens[i].lower not in self.naming:
@@ -157,6 +161,16 @@ class UnknownNames:
         if tiers and len(tiers[0]) > 1:
             return tiers, None  # "switch off lamp 3" with lamps 1 and 2: which lamp?
         return [], (noun.start, k)
+
+    def _names_others(self, a: Analysis, said: range, tiers: list[list[Device]]) -> bool:
+        """Every word said names other devices than those of the kind asked for, and
+        none of the kind's names has it: a device of another kind is meant."""
+        kind = {w for tier in tiers for d in tier for w in self.names.name_words(d)}
+        lemmas = [a.tokens[k].lemma for k in said]
+        return all(
+            self.names.is_name_word(w) and not self.names.is_noun(w) and w not in kind
+            for w in lemmas
+        )
 
     def _heard_as(self, a: Analysis, said: range, tiers: list[list[Device]]) -> bool:
         """A word said close to a word of the name of a device of the kind asked for (one

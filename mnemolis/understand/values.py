@@ -238,6 +238,8 @@ class ValueReader:
                 out.fills[STEP] = SlotFill(STEP, sign * n.value, lo, n.end, "step")
                 out.covered.update(range(change.start, change.end))
                 return [m for m in said if m is not n]
+        if any(n.start > start and toks[n.start - 1].lower in TO_WORDS for n in said):
+            return said  # "turn the landing light down to 10": the level, no step
         slot = STEP_DEGREES if "temperature" in quantities else STEP
         small = [w for w in a.slot_words if w.slot == slot and start <= w.start and w.end <= end]
         if small:

@@ -1,0 +1,81 @@
+"""What a name said means, on a small home of its own (issue 24, stop 33).
+
+- a device named after its room ("shelly1pm-kitchen", "esp32 garage") lends the room's
+  word no noun of its own: "what's on in the kitchen" is every device in the kitchen;
+- a time word inside a name said is the name's: "activate cosy evening" is the scene
+  now, not an activation put off till tonight with no scene; a time beside a name still
+  schedules ("turn on the porch lantern this evening");
+- "is there a problem with the dishwasher", "is there any sound from the baby monitor":
+  a class's word right after "there" names what exists (a reading), not a state;
+- words before a kind's word that name only devices of another kind ("is the car
+  charged": the car battery's) name no device of that kind, never the phone's sensor.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemolis.config import Config
+from mnemolis.understand import Understander
+from tests.support_targets import check_part, small_home
+from tests.support_targets import device as _d
+
+DEVICES = [
+    _d("shelly_kitchen", "shelly1pm-kitchen", "light", "kitchen"),
+    _d("counter", "Counter Lights", "light", "kitchen"),
+    _d("kettle", "Kettle", "switch", "kitchen"),
+    _d("esp_garage", "esp32 garage", "light", "garage"),
+    _d("garage_plug", "Garage Fridge", "switch", "garage"),
+    _d("scene_cosy", "Cosy Evening", "scene", "lounge"),
+    _d("scene_morning", "Good Morning", "scene", "bedroom"),
+    _d("lantern", "Porch Lantern", "light", "porch"),
+    _d("baby_sound", "Baby Monitor Sound", "binary_sensor", "nursery", device_class="sound"),
+    _d("dish_problem", "Dishwasher Problem", "binary_sensor", "kitchen", device_class="problem"),
+    _d("hall_light", "Hall Light", "light", "hall"),
+    _d("hall_blind", "Hall Blind", "cover", "hall", features=["position"]),
+    _d("car_battery", "Car Battery", "sensor", None, device_class="battery"),
+    _d("car_mileage", "Car Mileage", "sensor", None, device_class="distance"),
+    _d("phone_charging", "Phone Charging", "binary_sensor", None, device_class="battery_charging"),
+]
+
+KITCHEN = ["counter", "kettle", "shelly_kitchen"]
+
+
+@pytest.fixture(scope="module")
+def home(config: Config) -> Understander:
+    return small_home(config, DEVICES)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "ids"),
+    [
+        ("what's on in the kitchen", "device.which", KITCHEN),
+        ("is anything on in the kitchen", "device.state", KITCHEN),
+        ("turn on the esp32 garage", "device.turn_on", ["esp_garage"]),
+        ("switch off the shelly1pm kitchen", "device.turn_off", ["shelly_kitchen"]),
+        ("turn on the lights in the garage", "device.turn_on", ["esp_garage"]),
+        ("activate cosy evening", "device.activate", ["scene_cosy"]),
+        ("turn on cosy evening", "device.activate", ["scene_cosy"]),
+        ("set the scene to cosy evening", "device.activate", ["scene_cosy"]),
+        ("activate good morning", "device.activate", ["scene_morning"]),
+        ("is there any sound from the baby monitor", "sensor.read", ["baby_sound"]),
+        ("is there a problem with the dishwasher", "sensor.read", ["dish_problem"]),
+        ("is the dishwasher problem on", "device.state", ["dish_problem"]),
+        ("is there a light on in the hall", "device.state", ["hall_light"]),
+        ("what position is the hall blind at", "device.state", ["hall_blind"]),
+        ("is the car charged", "device.state", []),
+        ("is the phone charged", "device.state", ["phone_charging"]),
+        ("is the car battery low", "device.state", ["car_battery"]),
+    ],
+)
+def test_what_the_name_said_means(
+    home: Understander, text: str, intent: str, ids: list[str]
+) -> None:
+    part = check_part(home, text, None, intent, ids, [])
+    assert part.schedule is None, part.to_dict()
+
+
+def test_a_time_beside_a_name_still_schedules(home: Understander) -> None:
+    text = "turn on the porch lantern this evening"
+    part = check_part(home, text, None, "device.turn_on", ["lantern"], [])
+    assert part.schedule is not None
