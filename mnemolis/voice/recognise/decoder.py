@@ -62,6 +62,7 @@ class ModelDecoder:
             "hmm": str(model_path(ACOUSTIC_MODEL)),
             "dict": str(folder / DICTIONARY),
             "lw": settings.language_weight,
+            "silprob": settings.silence_prob,
             "loglevel": "FATAL",
         }
         if self.grammar:

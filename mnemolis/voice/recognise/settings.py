@@ -59,6 +59,9 @@ class RecogniserSettings:
     #: which drop the request said in a grammar of a few thousand sentences
     beam: float = 1e-80
     word_beam: float = 1e-60
+    #: how likely a pause is between two words (pocketsphinx's ``silprob``, 0.005 by
+    #: default): people pause inside a request, synthesised voices do not
+    silence_prob: float = 0.005
     #: at most this many HMMs active a frame (pocketsphinx's ``maxhmmpf``, 30000 by
     #: default): 15000 heard the recordings word for word as 30000 did; 10000 and 7000
     #: heard as many exactly but more words wrong, 5000 lost one
@@ -88,6 +91,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "beam": (1e-200, 1e-10),
     "word_beam": (1e-200, 1e-10),
     "max_hmms": (100, 100000),
+    "silence_prob": (1e-6, 0.9),
     "compound": (0.0, 0.9),
     "stream_lookahead_s": (0.0, 10.0),
 }
