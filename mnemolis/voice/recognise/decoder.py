@@ -69,6 +69,9 @@ class ModelDecoder:
                 lm=None,
                 fsg=str(folder / GRAMMAR),
                 bestpath=False,
+                # written into the grammar when it was built (`loadable`): pocketsphinx's
+                # own pass scans every transition once per such word
+                fsgusealtpron=not info.alternates,
                 beam=settings.beam,
                 pbeam=settings.beam,
                 wbeam=settings.word_beam,
