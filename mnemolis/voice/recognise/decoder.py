@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import Protocol
 
 import pocketsphinx
 
@@ -45,6 +46,19 @@ class Decoded:
     nbest: list[list[tuple[str, str]]] = field(default_factory=list)
     frames: int = 0
     speech_frames: int = 0
+
+
+class Decoding(Protocol):
+    """A decoder over a compiled model: `ModelDecoder`, or `worker.ProcessDecoder`."""
+
+    info: ModelInfo
+
+    def decode(self, pcm: bytes, nbest: int = 0) -> Decoded: ...
+    def start(self, head: bytes) -> None: ...
+    def feed(self, pcm: bytes) -> None: ...
+    def end(self, nbest: int = 0) -> Decoded: ...
+    def alive(self) -> bool: ...
+    def close(self) -> None: ...
 
 
 class ModelDecoder:
@@ -90,6 +104,12 @@ class ModelDecoder:
             )
         self.search = self.decoder.current_search()
         self.decoder.add_keyphrase(PROBE, _any_word(folder / DICTIONARY))
+
+    def alive(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Nothing to stop: pocketsphinx frees it with the object."""
 
     def _word(self, token: str) -> tuple[str, str]:
         token = token.split("(", 1)[0]  # "word(2)": its second pronunciation
