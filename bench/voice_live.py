@@ -60,8 +60,9 @@ from mnemolis.voice.wav import read_wav  # noqa: E402
 CHUNK_MS = 30
 #: whole: decoded at the end of speech, from when listening started (before this
 #: branch); batch: decoded at the end, from `end_of_speech.preroll_s` before speech
-#: started; stream: decoded while said, from the same pre-roll
-MODES = ("whole", "batch", "stream")
+#: started; stream: decoded while said, from the same pre-roll; process: streamed to a
+#: decoder in a child process (the recogniser's ``process: true``)
+MODES = ("whole", "batch", "stream", "process")
 LEAD_S = 0.6
 GAP_S = 2.5
 
@@ -147,6 +148,10 @@ async def child(home: str, mode: str, files: list[str]) -> None:
     from mnemolis.voice.pipeline import Turn, VoicePipeline
 
     config = load_config(HOMES[home])
+    if mode == "process":
+        voice = dict(config.sources.get("voice") or {})
+        voice["recogniser"] = {**(voice.get("recogniser") or {}), "process": True}
+        config.sources["voice"] = voice
     audios = [read_wav(Path(f), 60).audio for f in files]
     source = PacedSource(audios)
     rows: list[Row] = []
@@ -160,7 +165,7 @@ async def child(home: str, mode: str, files: list[str]) -> None:
             origin,
             NullSink(),
             speak=False,
-            stream=mode == "stream",
+            stream=mode in ("stream", "process"),
             keep_preroll=mode == "whole",
         )
 
@@ -177,10 +182,26 @@ async def child(home: str, mode: str, files: list[str]) -> None:
             timed.row = None
 
         await pipeline.converse(source, turn, event, wake=False, live=False)
+        children = children_peak_mb()  # the decoder's process, while it still runs
     for row in rows:
         print(json.dumps(asdict(row)), flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"peak_rss_mb": peak}), flush=True)
+    print(json.dumps({"peak_rss_mb": peak, "children_peak_mb": children}), flush=True)
+
+
+def children_peak_mb() -> float:
+    """The peak RSS of this process's children still running, summed (VmHWM)."""
+    total = 0.0
+    for tasks in Path("/proc/self/task").iterdir():
+        for pid in (tasks / "children").read_text().split():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+    return total
 
 
 def figures(rows: list[dict[str, Any]], texts: list[str]) -> dict[str, Any]:
@@ -229,9 +250,9 @@ def run(args: argparse.Namespace) -> None:
     print(
         "| mode | load before | load after | ends of speech | heard exactly | decided | "
         "end of speech to text heard p50 / p95 ms | to answer text p50 / p95 ms | "
-        "decoded while speaking p50 / p95 ms | peak RSS |"
+        "decoded while speaking p50 / p95 ms | peak RSS | its children's peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     try:
         with tempfile.TemporaryDirectory() as state:
             env["MNEMOLIS_STATE"] = os.environ.get("MNEMOLIS_STATE", state)
@@ -252,7 +273,8 @@ def run(args: argparse.Namespace) -> None:
                 print(
                     f"| {mode} | {before:.2f} | {after:.2f} | {f['ends']} | {f['exact']}/"
                     f"{f['requests']} | {f['decided']} | {f['heard']} | {f['answer']} | "
-                    f"{f['streamed']} | {lines[-1]['peak_rss_mb']:.0f} MB |",
+                    f"{f['streamed']} | {lines[-1]['peak_rss_mb']:.0f} MB | "
+                    f"{lines[-1]['children_peak_mb']:.0f} MB |",
                     flush=True,
                 )
                 if args.verbose:

@@ -5,8 +5,9 @@ chunks, as a microphone brings them."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pytest
@@ -182,26 +183,41 @@ def test_a_stream_that_ends_in_the_middle_of_the_request_is_heard(
     assert [t.heard.text for t in turns] == [SAID] and asked.texts == [SAID]
 
 
-def test_a_decoder_failing_in_the_middle_of_a_stream_does_nothing(
-    demo: PocketsphinxRecogniser, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def converse_failing(
+    monkeypatch: pytest.MonkeyPatch,
+    recogniser: PocketsphinxRecogniser,
+    decoder: type[Any],
+    fail: Callable[[Any], None],
+) -> Turn:
+    """A request streamed to ``recogniser`` whose decoder (of class ``decoder``) fails at
+    its fifth piece (``fail(it)``): nothing was asked of the assistant, nothing acted."""
     fed: list[int] = []
-    real = ModelDecoder.feed
+    real = decoder.feed
 
-    def failing(self: ModelDecoder, pcm: bytes) -> None:
+    def failing(self: Any, pcm: bytes) -> None:
         fed.append(len(pcm))
         if len(fed) == 5:
-            raise RuntimeError("the search ran out of memory")
+            fail(self)
         real(self, pcm)
 
-    monkeypatch.setattr(ModelDecoder, "feed", failing)
-    turns, asked = converse(Counting(demo), padded(speak(SAID)))
+    monkeypatch.setattr(decoder, "feed", failing)
+    turns, asked = converse(Counting(recogniser), padded(speak(SAID)))
     monkeypatch.undo()
     assert len(fed) >= 5
     assert [t.problem for t in turns] == ["failed:recogniser"]
     assert turns[0].outcome == "failed" and turns[0].answer is None
-    assert "the recogniser failed in the middle of a request" in turns[0].said
     assert asked.texts == []  # nothing was asked, so nothing acted
+    return turns[0]
+
+
+def test_a_decoder_failing_in_the_middle_of_a_stream_does_nothing(
+    demo: PocketsphinxRecogniser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(_decoder: ModelDecoder) -> None:
+        raise RuntimeError("the search ran out of memory")
+
+    turn = converse_failing(monkeypatch, demo, ModelDecoder, fail)
+    assert "the recogniser failed in the middle of a request" in turn.said
     assert asyncio.run(demo.transcribe(speak(SAID))).text == SAID  # the decoder is free
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import Protocol
 
 import pocketsphinx
 
@@ -49,6 +50,19 @@ class Decoded:
     covered: float = 1.0
 
 
+class Decoding(Protocol):
+    """A decoder over a compiled model: `ModelDecoder`, or `worker.ProcessDecoder`."""
+
+    info: ModelInfo
+
+    def decode(self, pcm: bytes, nbest: int = 0) -> Decoded: ...
+    def start(self, head: bytes) -> None: ...
+    def feed(self, pcm: bytes) -> None: ...
+    def end(self, nbest: int = 0) -> Decoded: ...
+    def alive(self) -> bool: ...
+    def close(self) -> None: ...
+
+
 class ModelDecoder:
     """pocketsphinx loaded with the compiled model (0.1 s: the dictionary is cut)."""
 
@@ -72,6 +86,9 @@ class ModelDecoder:
                 lm=None,
                 fsg=str(folder / GRAMMAR),
                 bestpath=False,
+                # written into the grammar when it was built (`loadable`): pocketsphinx's
+                # own pass scans every transition once per such word
+                fsgusealtpron=not info.alternates,
                 beam=settings.beam,
                 pbeam=settings.beam,
                 wbeam=settings.word_beam,
@@ -91,6 +108,12 @@ class ModelDecoder:
         self.search = self.decoder.current_search()
         self.energy = FrameEnergy()  # the request's frames, to tell how much words cover
         self.decoder.add_keyphrase(PROBE, _any_word(folder / DICTIONARY))
+
+    def alive(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Nothing to stop: pocketsphinx frees it with the object."""
 
     def _word(self, token: str) -> tuple[str, str]:
         token = token.split("(", 1)[0]  # "word(2)": its second pronunciation

@@ -46,6 +46,9 @@ class ModelInfo:
     owned: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     digest: str = ""
+    #: the grammar carries its words' other pronunciations (`loadable`): pocketsphinx
+    #: must not add them again
+    alternates: bool = False
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

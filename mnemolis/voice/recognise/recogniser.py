@@ -26,7 +26,7 @@ from mnemolis.voice.recognise.build import (
     grammar_input,
     owner_pronunciations,
 )
-from mnemolis.voice.recognise.decoder import ModelDecoder
+from mnemolis.voice.recognise.decoder import Decoding, ModelDecoder
 from mnemolis.voice.recognise.judge import ENGINE, heard, heard_of
 from mnemolis.voice.recognise.settings import RecogniserSettings
 from mnemolis.voice.recognise.stream import PocketsphinxStream
@@ -56,7 +56,7 @@ class PocketsphinxRecogniser:
         self._registry = registry
         self._names = names
         self._lock = threading.Lock()  # one decode at a time; the swap waits for it
-        self._decoder: ModelDecoder | None = None
+        self._decoder: Decoding | None = None
         self.compiled: Compiled | None = None
         self.error: str | None = None
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="recogniser")
@@ -79,13 +79,23 @@ class PocketsphinxRecogniser:
                 owner_pronunciations(config, self.settings),
                 grammar_input(config, self.settings),
             )
-            decoder = ModelDecoder(compiled.path, compiled.info, self.settings)
+            decoder = self._load(compiled)
         except Exception as exc:  # a broken model is a reason on every request
             self.error = f"the recogniser could not be built: {exc}"
             raise
         with self._lock:
-            self._decoder, self.compiled, self.error = decoder, compiled, None
+            old, self._decoder, self.compiled, self.error = self._decoder, decoder, compiled, None
+        if old is not None:
+            old.close()
         return compiled
+
+    def _load(self, compiled: Compiled) -> Decoding:
+        """The decoder over ``compiled``: here, or in a process of its own (``process``)."""
+        if self.settings.process:
+            from mnemolis.voice.recognise.worker import ProcessDecoder
+
+            return ProcessDecoder(compiled.path, compiled.info, self.settings)
+        return ModelDecoder(compiled.path, compiled.info, self.settings)
 
     def reload(self, config: Config | None = None) -> concurrent.futures.Future[Compiled]:
         """Compile for ``config`` (or the same one, the home changed) in the background."""
@@ -112,6 +122,10 @@ class PocketsphinxRecogniser:
         if self._timer is not None:
             self._timer.cancel()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            decoder, self._decoder = self._decoder, None
+        if decoder is not None:
+            decoder.close()
 
     # ---------------------------------------------------------------- hearing
 
@@ -131,10 +145,7 @@ class PocketsphinxRecogniser:
         if prepared.problem is not None:
             return heard("", 0.0, (), prepared.problem, {"recognise": _since(t0)})
         with self._lock:
-            decoder = self._decoder
-            if decoder is None:
-                raise StageError(self.error or "the recogniser is not ready")
-            decoded = decoder.decode(prepared.pcm, self.settings.alternatives)
+            decoded = self._current().decode(prepared.pcm, self.settings.alternatives)
         return heard_of(decoded, self.settings, {"recognise": _since(t0)})
 
     def open(self) -> RecognitionStream:
@@ -150,11 +161,20 @@ class PocketsphinxRecogniser:
             except Exception as exc:
                 raise StageError(self.error or f"the recogniser could not be built: {exc}") from exc
 
-    def _current(self) -> ModelDecoder:
-        """The model in use (under the lock)."""
-        if self._decoder is None:
+    def _current(self) -> Decoding:
+        """The model in use (under the lock). A decoder process that died (the request it
+        died in was told so) is replaced by a new one over the same model."""
+        decoder = self._decoder
+        if decoder is None or self.compiled is None:
             raise StageError(self.error or "the recogniser is not ready")
-        return self._decoder
+        if not decoder.alive():
+            decoder.close()
+            self._decoder = None
+            try:
+                self._decoder = decoder = self._load(self.compiled)
+            except Exception as exc:
+                raise StageError(f"the recogniser's decoder could not be restarted: {exc}") from exc
+        return decoder
 
 
 def _since(t0: float) -> float:

@@ -13,6 +13,7 @@
       names_limit: 2000           # at most this many titles / music names / list items each
       alternatives: 3             # other readings to carry
       pronunciations: pronunciations.yaml   # the owner's, in the configuration directory
+      process: false              # decode in a child process (the event loop never waits)
 
 A wrong value names its file and line, as every setting does. When to ask back ("Did
 you say ...?") is the assistant's: ``heard.ask_back_below`` in ``sources/assistant.yaml``.
@@ -75,6 +76,9 @@ class RecogniserSettings:
     #: before speech started) to take its cepstral mean from, then decodes as it comes;
     #: 0 normalises it by the last requests' mean (measured worse: docs, "Streaming")
     stream_lookahead_s: float = 1.0
+    #: decode in a process of its own (`worker`): the event loop reading the microphone
+    #: never waits for pocketsphinx, which holds Python's lock while it decodes
+    process: bool = False
 
 
 _RANGES: dict[str, tuple[float, float]] = {
@@ -112,6 +116,11 @@ def load_recogniser_settings(data: Any, at: At) -> RecogniserSettings:
         if key not in known:
             raise k_at.error(f"unknown setting {key!r} (known: {', '.join(sorted(known))})")
         default = getattr(RecogniserSettings(), key)
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise k_at.error(f"{key}: true or false")
+            values[key] = value
+            continue
         if isinstance(default, str):
             if not isinstance(value, str) or not value.strip():
                 raise k_at.error(f"{key}: a non-empty text")

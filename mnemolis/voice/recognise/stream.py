@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from mnemolis.core.heard import Heard
 from mnemolis.voice.recognise.audio import StreamedAudio
-from mnemolis.voice.recognise.decoder import ModelDecoder
+from mnemolis.voice.recognise.decoder import Decoding
 from mnemolis.voice.recognise.judge import heard, heard_of
 from mnemolis.voice.recognise.settings import RecogniserSettings
 from mnemolis.voice.stages import PIPELINE_FORMAT, Audio, StageError
@@ -33,7 +33,7 @@ from mnemolis.voice.stages import PIPELINE_FORMAT, Audio, StageError
 class Progress:
     """What the worker has done so far (read by the stream when it ends)."""
 
-    decoder: ModelDecoder | None = None
+    decoder: Decoding | None = None
     error: StageError | None = None
     #: dithered sound not decoded yet: the head whose cepstral mean the request takes
     head: list[bytes] = field(default_factory=list)
@@ -51,7 +51,7 @@ class PocketsphinxStream:
     def __init__(
         self,
         wait: Callable[[], None],
-        current: Callable[[], ModelDecoder],
+        current: Callable[[], Decoding],
         lock: threading.Lock,
         settings: RecogniserSettings,
     ) -> None:
