@@ -69,6 +69,15 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Fsg:
         # kinds of device said by what they do
         ("send the robot vacuum home", True),
         ("vacuum the house", True),
+        # a room for what is in it, and two rooms at once
+        ("turn off the kitchen", True),
+        ("switch everything off in the bedroom", True),
+        ("turn off the lights in the kitchen and the bedroom", True),
+        # a device by its name without its type's word ("Porch Light", "Garage Door")
+        ("turn on the porch", True),
+        ("open the garage", True),
+        ("unlock the porch", False),
+        ("lock the hallway", False),
         # no request
         ("the cat sat on the mat", False),
         ("lock the porch", False),
