@@ -60,6 +60,7 @@ from mnemolis.evaluation.datasets import Row, read_datasets  # noqa: E402
 from mnemolis.evaluation.discovered import home_registry  # noqa: E402
 from mnemolis.evaluation.entities import entity_ids  # noqa: E402
 from mnemolis.evaluation.report import summarise  # noqa: E402
+from mnemolis.runtime.doubt import HeardSettings  # noqa: E402
 from mnemolis.voice.audio import chunks, to_pipeline  # noqa: E402
 from mnemolis.voice.endpoint import SpeechEndpoint  # noqa: E402
 from mnemolis.voice.recognise import RecogniserSettings, create_recogniser  # noqa: E402
@@ -323,7 +324,8 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
     no_request = len(texts)
     texts = (texts + nonsense(n))[:n]
     acts = speech.acts_on_device(home.config)
-    acted, read, rejected = 0, 0, 0
+    doubt = HeardSettings()  # the assistant's defaults: what it asks back before acting
+    acted, asked, read, rejected = 0, 0, 0, 0
     examples: list[str] = []
     for i, text in enumerate(texts):
         audio = mixed(samples(render(text, i, cache)), np.zeros(1), None, i)
@@ -333,13 +335,22 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
             rows = [Row(line=i, text=text, parts=[])]
             result = evaluate_rows(rows, home.understander, home.keyer, None, None, [heard.text])[0]
             if acts(result):
-                acted += 1
-                examples.append(f"    said {text!r}, heard {heard.text!r} ({heard.confidence})")
+                doubted = (
+                    heard.confidence < doubt.ask_back_below
+                    or heard.covered < doubt.ask_back_covered
+                )
+                asked += doubted
+                acted += not doubted
+                examples.append(
+                    f"    said {text!r}, heard {heard.text!r} ({heard.confidence}, covered "
+                    f"{heard.covered}{', asked back' if doubted else ''})"
+                )
             elif any(p.source == "mqtt" for p in result.predicted):
                 read += 1  # a question about a device: answered, nothing changed
     lines = [
         f"no request: {len(texts)} utterances ({min(no_request, n)} rows expecting no intent, "
         f"the rest nonsense): acted on a device {acted} ({acted / len(texts):.1%}), "
+        f"heard as a device command and asked back first {asked} ({asked / len(texts):.1%}), "
         f"read a device's state {read} ({read / len(texts):.1%}), "
         f"heard as nothing {rejected} ({rejected / len(texts):.1%})",
         *examples[: 10 if not args.verbose else None],

@@ -33,13 +33,16 @@ SURE, UNSURE = 0.95, 0.3
 DEVICES = ("kitchen light", "front door", "garage door", "bedroom light", "living room lamp")
 
 
-def heard(text: str, confidence: float = SURE, rejected: str | None = None) -> Heard:
-    return Heard(text, confidence, rejected=rejected, engine="test rows")
+def heard(
+    text: str, confidence: float = SURE, rejected: str | None = None, covered: float = 1.0
+) -> Heard:
+    return Heard(text, confidence, rejected=rejected, engine="test rows", covered=covered)
 
 
-async def say(house: House, text: str, confidence: float = SURE) -> Answer:
-    """A turn as a recogniser hands it over: the text and how sure it was."""
-    return await house.assistant.ask(text, "voice", heard=heard(text, confidence))
+async def say(house: House, text: str, confidence: float = SURE, covered: float = 1.0) -> Answer:
+    """A turn as a recogniser hands it over: the text, how sure it was, and how much of
+    the speech its words lie over."""
+    return await house.assistant.ask(text, "voice", heard=heard(text, confidence, None, covered))
 
 
 def commands(house: House) -> dict[str, list[str]]:
@@ -85,6 +88,40 @@ def test_an_action_heard_with_doubt_is_asked_back_and_a_question_answered(
         assert commands(house) == sent
         if outcome is Outcome.WAITING:
             assert answer.parts[-1].answer.data["waiting_for"] == "heard"
+
+    world.run(scenario)
+
+
+# (heard with confidence, the share of the speech its words lie over, reply, outcome,
+# commands the house received)
+PARTLY_COVERED = [
+    (
+        "turn off the kitchen light",
+        0.75,
+        "Did you say: turn off the kitchen light?",
+        Outcome.WAITING,
+        {},
+    ),
+    ("turn off the kitchen light", 0.85, "Done: the kitchen light is off.", Outcome.ANSWERED, {"kitchen light": [OFF]}),
+    ("what time is it", 0.5, "It's 10:00.", Outcome.ANSWERED, {}),  # a question: answered
+]
+
+
+@pytest.mark.parametrize(("text", "covered", "reply", "outcome", "sent"), PARTLY_COVERED)
+def test_an_action_heard_over_part_of_the_speech_is_asked_back(
+    world: World,
+    text: str,
+    covered: float,
+    reply: str,
+    outcome: Outcome,
+    sent: dict[str, list[str]],
+) -> None:
+    """Sure of every word, but the words lie over too little of what was said."""
+
+    async def scenario(house: House) -> None:
+        answer = await say(house, text, SURE, covered)
+        assert (answer.text, answer.outcome) == (reply, outcome)
+        assert commands(house) == sent
 
     world.run(scenario)
 
@@ -273,8 +310,9 @@ def test_a_doubtful_or_rejected_hearing_never_acts(
 @pytest.mark.parametrize(
     ("heard_yaml", "error"),
     [
-        ("heard:\n  ask_back_below: 1.5\n", "ask_back_below must be a confidence from 0 to 1"),
-        ("heard:\n  ask_back_below: yes\n", "ask_back_below must be a confidence from 0 to 1"),
+        ("heard:\n  ask_back_below: 1.5\n", "ask_back_below must be a share from 0 to 1"),
+        ("heard:\n  ask_back_below: yes\n", "ask_back_below must be a share from 0 to 1"),
+        ("heard:\n  ask_back_covered: -0.1\n", "ask_back_covered must be a share from 0 to 1"),
         ("heard:\n  answer_directly: clock.*\n", "answer_directly must be a list of intent names"),
         ("heard:\n  ask_below: 0.5\n", "unknown key 'ask_below'"),
     ],

@@ -26,6 +26,10 @@ class Heard:
     ms: dict[str, float] = field(default_factory=dict)
     #: which engine heard it ("pocketsphinx", "wyoming:tcp://host:10300", ...)
     engine: str = ""
+    #: 0..1: the share of the speech's loud frames that the words heard lie over (the
+    #: embedded recogniser's `coverage.py`; 1.0 where the engine cannot tell): speech
+    #: that was more than the request heard is a mishearing its posteriors do not show
+    covered: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -35,4 +39,5 @@ class Heard:
             "rejected": self.rejected,
             "ms": {k: round(v, 1) for k, v in self.ms.items()},
             "engine": self.engine,
+            "covered": round(self.covered, 3),
         }

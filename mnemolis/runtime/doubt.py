@@ -44,6 +44,11 @@ class HeardSettings:
 
     #: an action heard with a confidence under this is asked back
     ask_back_below: float = 0.6
+    #: an action whose words lie over less of the speech than this is asked back: the
+    #: words' posteriors do not tell a request heard right (0.76 and more of the speech
+    #: covered, over the recordings and renders measured) from speech that was no
+    #: request heard as one (under 0.8), this does (`voice/recognise/coverage.py`)
+    ask_back_covered: float = 0.8
     #: intent names (shell patterns) that only read; device intents whose action only
     #: reads (`questions.read_actions`) need no entry
     answer_directly: tuple[str, ...] = ANSWER_DIRECTLY
@@ -53,20 +58,23 @@ class HeardSettings:
         if raw is None:
             return cls()
         if not isinstance(raw, dict):
-            raise at.error("heard must be a mapping (ask_back_below, answer_directly)")
-        known = {"ask_back_below", "answer_directly"}
+            raise at.error(
+                "heard must be a mapping (ask_back_below, ask_back_covered, answer_directly)"
+            )
+        known = {"ask_back_below", "ask_back_covered", "answer_directly"}
         for key in raw:
             if key not in known:
                 raise (at / key).error(f"unknown key {key!r} (one of {', '.join(sorted(known))})")
-        below = raw.get("ask_back_below", cls.ask_back_below)
-        if isinstance(below, bool) or not isinstance(below, int | float) or not 0 <= below <= 1:
-            raise (at / "ask_back_below").error(
-                f"ask_back_below must be a confidence from 0 to 1, not {below!r}"
-            )
+        shares = {}
+        for key in ("ask_back_below", "ask_back_covered"):
+            value = raw.get(key, getattr(cls, key))
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise (at / key).error(f"{key} must be a share from 0 to 1, not {value!r}")
+            shares[key] = float(value)
         direct = raw.get("answer_directly", list(ANSWER_DIRECTLY))
         if not isinstance(direct, list) or not all(isinstance(d, str) for d in direct):
             raise (at / "answer_directly").error("answer_directly must be a list of intent names")
-        return cls(float(below), tuple(direct))
+        return cls(shares["ask_back_below"], shares["ask_back_covered"], tuple(direct))
 
 
 @dataclass
@@ -87,8 +95,12 @@ class Doubt:
         self.read_actions = set(config.questions.read_actions) or {"state"}
 
     def doubtful(self, heard: Heard | None) -> bool:
-        """Heard, and less sure than the owner asks (typed text is never doubtful)."""
-        return heard is not None and heard.confidence < self.settings.ask_back_below
+        """Heard, and less sure than the owner asks, or over too little of the speech
+        (typed text is never doubtful)."""
+        return heard is not None and (
+            heard.confidence < self.settings.ask_back_below
+            or heard.covered < self.settings.ask_back_covered
+        )
 
     @staticmethod
     def rejected(heard: Heard | None) -> bool:

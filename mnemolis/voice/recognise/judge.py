@@ -73,7 +73,7 @@ def heard_of(
     if decoded.words and speech_ms < settings.min_speech_ms:
         return heard("", 0.0, (), "too little speech", ms)
     j = judge(decoded, settings.reject_below, settings.alternatives, settings.min_coverage)
-    return heard(j.text, j.confidence, j.alternatives, j.rejected, ms)
+    return heard(j.text, j.confidence, j.alternatives, j.rejected, ms, decoded.covered)
 
 
 def heard(
@@ -82,6 +82,7 @@ def heard(
     alternatives: tuple[str, ...],
     rejected: str | None,
     ms: dict[str, float] | None = None,
+    covered: float = 1.0,
 ) -> Heard:
     return Heard(
         text=text,
@@ -90,4 +91,5 @@ def heard(
         rejected=rejected,
         ms=dict(ms or {}),
         engine=ENGINE,
+        covered=round(covered, 4),
     )
