@@ -20,7 +20,7 @@ from mnemolis.understand.intents import Match, PhraseRule
 from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
-from mnemolis.understand.route_ties import explains_by_name, noun_after_determiner
+from mnemolis.understand.route_ties import explains_by_name, names_by_stem, noun_after_determiner
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -192,6 +192,7 @@ class Router:
             )
             or any(
                 explains_by_name(a, c.match, c.slots, c.coverage, self.slots.names, (start, end))
+                or names_by_stem(c.slots)
                 for c in out
             )
         ):
