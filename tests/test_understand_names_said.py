@@ -13,7 +13,9 @@
   brand of a device named for it ("TV Backlight"); "put cosy evening on" is the scene;
   "what is switched on in the garage" is every device there that is on, not only the one
   named after the garage; "is there post in the mailbox": a stem said last after "the"
-  ("Mailbox Sensor"); "how's the air in the study": "air" is the air-quality classes.
+  ("Mailbox Sensor"); "how's the air in the study": "air" is the air-quality classes;
+  "hall blind open?": a question mark after a part not begun by its verb asks (the
+  state), while "turn on the porch lantern?" is still a request.
 """
 
 from __future__ import annotations
@@ -74,6 +76,9 @@ def home(config: Config) -> Understander:
         ("is there post in the mailbox", "sensor.read", ["mailbox"]),
         ("how's the air in the study", "sensor.read", ["study_co2"]),
         ("how is the air in the lounge", "sensor.read", ["lounge_pm25"]),
+        ("hall blind open?", "device.state", ["hall_blind"]),
+        ("hall light off?", "device.state", ["hall_light"]),
+        ("turn on the porch lantern?", "device.turn_on", ["lantern"]),
         ("is there any sound from the baby monitor", "sensor.read", ["baby_sound"]),
         ("is there a problem with the dishwasher", "sensor.read", ["dish_problem"]),
         ("is the dishwasher problem on", "device.state", ["dish_problem"]),

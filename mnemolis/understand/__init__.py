@@ -203,6 +203,13 @@ class Understander:
                 alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
                 if alone is None and (own := values_alone(self.config, a, frag.start, frag.end)):
                     alone = self.router.route_as(a, frag.start, frag.end, own, ())
+                asked = self.config.device_classes.state_intent
+                if (
+                    alone is None
+                    and asked
+                    and self.router.questions.marked(a.tokens, frag.start, frag.end, set())
+                ):  # "front door open?": the state asked, though no phrase of it is said
+                    alone = self.router.route_as(a, frag.start, frag.end, asked, ())
                 if alone is not None and alone.part.intent is not None:
                     part, routed[-1] = alone.part, alone
                     if trace:

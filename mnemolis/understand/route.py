@@ -177,7 +177,9 @@ class Router:
             },
             referent=referent,
         )
+        starts = {m.start for ms in by_intent.values() for m in ms}
         asks = self.questions.asks(a.tokens, start, end)
+        asks = asks or self.questions.marked(a.tokens, start, end, starts)
         out = []
         for name, matches in by_intent.items():
             intent = self.config.intents[name]
