@@ -227,6 +227,16 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         "remove the garlic bread from my order",
         [("takeaway.remove", {"side": "garlic bread"})],
     ),
+    # the values left say which of two intents whose phrases begin alike is meant: a
+    # weekday is the schedule's ("water ... every"), not the watering's (domain_follow.py)
+    (
+        "garden",
+        "water the herbs daily",
+        [("garden.schedule", {"zone": "herbs", "weekday": "every day"})],
+    ),
+    ("garden", "water the herbs", [("garden.water", {"zone": "herbs"})]),
+    # asking after the order is its status, not a new order
+    ("takeaway", "what's happening with my order", [("takeaway.status", {})]),
     # an owner's request beside the home's
     (
         "garden",

@@ -20,7 +20,7 @@ from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
-from mnemolis.understand.domain_follow import follows, values_alone
+from mnemolis.understand.domain_follow import follows, sibling, values_alone
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
 from mnemolis.understand.lookup import NameSource
@@ -189,7 +189,10 @@ class Understander:
                 referent = bool(hint) or bool(context is not None and context.devices)
                 begin = frag.route_from or frag.start  # the request, not the app opened for it
                 r = self.scheduled.route(self.router, a, begin, frag.end, referent=referent)
-                if steps and (kept := follows(self.config, a, _last_part(steps), r)):
+                # after a domain's part, its phrase's head keeps to it ("... and add a coke");
+                # values left say which of its intents is meant ("water the roses daily")
+                kept = follows(self.config, a, _last_part(steps), r) if steps else None
+                if kept := kept or sibling(self.config, a, r):
                     r = self.router.route_as(a, begin, frag.end, kept.intent, kept.said)
                 part = r.part
                 if begin != frag.start:

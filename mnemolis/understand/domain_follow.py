@@ -10,6 +10,11 @@ shopping list" names a list of its own and stays the list's.
 "a large stuffed crust meat feast please": a part that is nothing but values of the list
 slots of an intent marked `values_alone` (and polite or quiet words) is that intent, as
 a device's name alone is the intent marked `name_alone` for it.
+
+"water the hanging baskets daily": a part routed to one of a domain's intents by a phrase
+("water") that another of its intents' phrases begins with ("water ... every"), with words
+left that are values of that other intent's list slots only ("daily", a weekday), is that
+other intent's: the values say which of the two is meant.
 """
 
 from __future__ import annotations
@@ -60,6 +65,43 @@ def follows(config: Config, a: Analysis, before: Part | None, routed: Routed) ->
         lists = {s for s in spec.slots if (slot := config.slots.get(s)) and slot.type == "list"}
         valued = {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
         if not valued.issuperset(rest):
+            continue
+        for phrase in spec.phrases:
+            head = phrase.text.split(GAP, 1)[0].split()
+            if GAP in phrase.text and head == words:
+                return Follow(name, said)
+    return None
+
+
+def _valued(config: Config, a: Analysis, slots: list[str]) -> set[int]:
+    """The tokens said as values of these of an intent's slots that are lists."""
+    lists = {s for s in slots if (slot := config.slots.get(s)) and slot.type == "list"}
+    return {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
+
+
+def sibling(config: Config, a: Analysis, routed: Routed) -> Follow | None:
+    """The intent of ``routed``'s domain whose phrase its phrase's words begin, when the
+    words its own intent leaves are values of that intent's list slots."""
+    best = routed.best
+    if best is None or best.intent.source is None or not best.match.literal:
+        return None
+    said = best.match.literal
+    words = [a.tokens[i].lower for i in said]
+    quiet = config.language.stop_words | config.language.determiners
+    own = _valued(config, a, best.intent.slots)
+    rest = [
+        i
+        for i in range(routed.start, routed.end)
+        if i not in said and i not in own and not a.tokens[i].is_punct
+        if a.tokens[i].lower not in quiet
+    ]
+    if not rest:
+        return None
+    domain = domain_of(best.intent.name)
+    for name, spec in config.intents.items():
+        if domain_of(name) != domain or name == best.intent.name or spec.source is None:
+            continue
+        if not _valued(config, a, spec.slots).issuperset(rest):
             continue
         for phrase in spec.phrases:
             head = phrase.text.split(GAP, 1)[0].split()
