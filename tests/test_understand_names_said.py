@@ -15,7 +15,8 @@
   named after the garage; "is there post in the mailbox": a stem said last after "the"
   ("Mailbox Sensor"); "how's the air in the study": "air" is the air-quality classes;
   "hall blind open?": a question mark after a part not begun by its verb asks (the
-  state), while "turn on the porch lantern?" is still a request.
+  state), while "turn on the porch lantern?" is still a request; "is the awning out": a
+  state word of another kind's ("out": lights off, an awning open) finds the awning.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ DEVICES = [
     _d("mailbox", "Mailbox Sensor", "binary_sensor", None, device_class="vibration"),
     _d("study_co2", "Study CO2", "sensor", "study", device_class="carbon_dioxide"),
     _d("lounge_pm25", "Lounge Particulates", "sensor", "lounge", device_class="pm25"),
+    _d("awning", "Patio Awning", "cover", "patio", device_class="awning"),
 ]
 
 KITCHEN = ["counter", "kettle", "radio_lamp", "shelly_kitchen"]
@@ -77,6 +79,7 @@ def home(config: Config) -> Understander:
         ("how's the air in the study", "sensor.read", ["study_co2"]),
         ("how is the air in the lounge", "sensor.read", ["lounge_pm25"]),
         ("hall blind open?", "device.state", ["hall_blind"]),
+        ("is the awning out", "device.state", ["awning"]),
         ("hall light off?", "device.state", ["hall_light"]),
         ("turn on the porch lantern?", "device.turn_on", ["lantern"]),
         ("is there any sound from the baby monitor", "sensor.read", ["baby_sound"]),
