@@ -49,28 +49,18 @@ def follows(config: Config, a: Analysis, before: Part | None, routed: Routed) ->
     domain = domain_of(before.intent)
     if domain_of(best.intent.name) == domain or not best.match.literal:
         return None
-    said = best.match.literal
-    words = [a.tokens[i].lower for i in said]
-    quiet = config.language.stop_words | config.language.determiners
-    rest = [
-        i
-        for i in range(routed.start, routed.end)
-        if i not in said and a.tokens[i].lower not in quiet
-    ]
-    if not rest:
+    return _begun(config, a, routed, domain, set(), punct=True)
+
+
+def sibling(config: Config, a: Analysis, routed: Routed) -> Follow | None:
+    """The other intent of ``routed``'s domain whose phrase its phrase's words begin, when
+    the words its own intent leaves are values of that intent's list slots."""
+    best = routed.best
+    if best is None or best.intent.source is None or not best.match.literal:
         return None
-    for name, spec in config.intents.items():
-        if domain_of(name) != domain or spec.source is None:
-            continue
-        lists = {s for s in spec.slots if (slot := config.slots.get(s)) and slot.type == "list"}
-        valued = {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
-        if not valued.issuperset(rest):
-            continue
-        for phrase in spec.phrases:
-            head = phrase.text.split(GAP, 1)[0].split()
-            if GAP in phrase.text and head == words:
-                return Follow(name, said)
-    return None
+    own = _valued(config, a, best.intent.slots)
+    name = best.intent.name
+    return _begun(config, a, routed, domain_of(name), own, punct=False, but=name)
 
 
 def _valued(config: Config, a: Analysis, slots: list[str]) -> set[int]:
@@ -79,27 +69,32 @@ def _valued(config: Config, a: Analysis, slots: list[str]) -> set[int]:
     return {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
 
 
-def sibling(config: Config, a: Analysis, routed: Routed) -> Follow | None:
-    """The intent of ``routed``'s domain whose phrase its phrase's words begin, when the
-    words its own intent leaves are values of that intent's list slots."""
-    best = routed.best
-    if best is None or best.intent.source is None or not best.match.literal:
-        return None
-    said = best.match.literal
+def _begun(
+    config: Config,
+    a: Analysis,
+    routed: Routed,
+    domain: str,
+    own: set[int],
+    *,
+    punct: bool,
+    but: str = "",
+) -> Follow | None:
+    """The intent of ``domain`` (not ``but``) with a phrase ``routed``'s phrase words
+    begin, whose list slots' values are every word left (not ``own``, not quiet; with
+    ``punct``, a punctuation mark is a word left too)."""
+    said = routed.best.match.literal if routed.best else ()
     words = [a.tokens[i].lower for i in said]
     quiet = config.language.stop_words | config.language.determiners
-    own = _valued(config, a, best.intent.slots)
     rest = [
         i
         for i in range(routed.start, routed.end)
-        if i not in said and i not in own and not a.tokens[i].is_punct
-        if a.tokens[i].lower not in quiet
+        if i not in said and i not in own and a.tokens[i].lower not in quiet
+        if punct or not a.tokens[i].is_punct
     ]
     if not rest:
         return None
-    domain = domain_of(best.intent.name)
     for name, spec in config.intents.items():
-        if domain_of(name) != domain or name == best.intent.name or spec.source is None:
+        if domain_of(name) != domain or name == but or spec.source is None:
             continue
         if not _valued(config, a, spec.slots).issuperset(rest):
             continue
@@ -123,8 +118,6 @@ def values_alone(config: Config, a: Analysis, start: int, end: int) -> str | Non
     for name, spec in config.intents.items():
         if not spec.values_alone or spec.source is None:
             continue
-        lists = {s for s in spec.slots if (slot := config.slots.get(s)) and slot.type == "list"}
-        valued = {i for w in a.slot_words if w.slot in lists for i in range(w.start, w.end)}
-        if valued.issuperset(rest):
+        if _valued(config, a, spec.slots).issuperset(rest):
             found.append((spec.priority, name))
     return max(found)[1] if found else None
