@@ -218,6 +218,13 @@ ROWS: list[tuple[str, str, list[tuple[str | None, dict[str, Any]]]]] = [
         "a large stuffed crust meat feast please",
         [(ORDER, {"size": "large", "crust": "stuffed crust", "pizza": "meat feast"})],
     ),
+    # how many is no word left over
+    (
+        "takeaway",
+        "one large meat feast please",
+        [(ORDER, {"size": "large", "pizza": "meat feast"})],
+    ),
+    ("takeaway", "2 garlic breads", [(ORDER, {"side": "garlic bread"})]),
     # a value said in the plural, which the lemmas do not know ("margheritas")
     ("takeaway", "order two margheritas", [(ORDER, {"pizza": "margherita"})]),
     ("takeaway", "order two large pepperonis", [(ORDER, {"size": "large", "pizza": "pepperoni"})]),

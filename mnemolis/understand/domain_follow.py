@@ -8,8 +8,9 @@ all that phrase's and values of that intent's list slots follows; "and add milk 
 shopping list" names a list of its own and stays the list's.
 
 "a large stuffed crust meat feast please": a part that is nothing but values of the list
-slots of an intent marked `values_alone` (and polite or quiet words) is that intent, as
-a device's name alone is the intent marked `name_alone` for it.
+slots of an intent marked `values_alone` (and polite or quiet words, and how many: "one
+large meat feast") is that intent, as a device's name alone is the intent marked
+`name_alone` for it.
 
 "water the hanging baskets daily": a part routed to one of a domain's intents by a phrase
 ("water") that another of its intents' phrases begins with ("water ... every"), with words
@@ -110,8 +111,9 @@ def values_alone(config: Config, a: Analysis, start: int, end: int) -> str | Non
     part but quiet and polite ones; of several, the one of highest priority."""
     lang = config.language
     quiet = lang.stop_words | lang.determiners | lang.filler_words | set(lang.politeness)
+    quiet |= set(lang.numbers)  # "one large meat feast": how many is no word left over
     rest = [i for i in range(start, end) if a.tokens[i].lower not in quiet]
-    rest = [i for i in rest if not a.tokens[i].is_punct]
+    rest = [i for i in rest if not a.tokens[i].is_punct and not a.tokens[i].lower.isdigit()]
     if not rest or any(m.inside(start, end) for m in a.matches):
         return None
     found = []
