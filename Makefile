@@ -50,7 +50,8 @@ endef
 # relabelled; stop 31 looked into the held-out wrong-device actions, fixed their
 # mechanisms, and every home's ceiling is 0; it relabelled six third-home questions by
 # the project's convention, bench/RESULTS.md says which; stop 33 raised the big, third,
-# fifth and takeaway floors to its figures less a margin); then two
+# fifth and takeaway floors to its figures less a margin, and its continuation (homes7)
+# the big, third, fifth, takeaway and garden floors); then two
 # owner domains that are not home automation (tests/data/takeaway, tests/data/garden:
 # intents and list slots of the owner's own in YAML). --max-wrong-device N: at most N
 # parts act on a device outside the labelled ones (0 wherever the rows allow).
@@ -58,13 +59,13 @@ gate: venv
 	$(BIN)/mnemolis eval tests/data/*.jsonl --no-timing --errors 5 \
 		--min-macro-f1 0.97 --min-intent-accuracy 0.97 --min-slot-accuracy 0.95 --min-exact 0.97
 #                 home          intent  entity  value  fully-right  max-wrong-device
-	$(call home_gate, big_home,     0.98,   0.98,   0.98,  0.97,        0)
+	$(call home_gate, big_home,     0.98,   0.98,   0.98,  0.975,       0)
 	$(call home_gate, second_home,  0.99,   0.98,   0.99,  0.98,        0)
-	$(call home_gate, third_home,   0.96,   0.98,   0.97,  0.955,       0)
+	$(call home_gate, third_home,   0.965,  0.985,  0.98,  0.96,        0)
 	$(call home_gate, fourth_home,  0.97,   0.97,   0.95,  0.96,        0)
-	$(call home_gate, fifth_home,   0.955,  0.95,   0.95,  0.94,        0)
-	$(call home_gate, takeaway,     0.98,   0.99,   0.98,  0.98,        0)
-	$(call home_gate, garden,       0.96,   0.99,   0.97,  0.95,        0)
+	$(call home_gate, fifth_home,   0.96,   0.955,  0.97,  0.945,       0)
+	$(call home_gate, takeaway,     0.985,  0.99,   0.98,  0.985,       0)
+	$(call home_gate, garden,       0.97,   0.99,   0.98,  0.965,       0)
 
 lint: venv
 	$(BIN)/ruff check mnemolis tests bench

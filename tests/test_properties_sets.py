@@ -4,7 +4,8 @@
   named, or an area), no device it names or that stands in it is acted on.
 - A name the home does not have never acts on another device: words the home does
   not know, said as a device's name or after an area word, leave every part that acts
-  with no device.
+  with no device; nor does a thing of its own the home has no device of ("the tv"), when
+  a device's name holds its word ("tv backlight", "tv lamp").
 - An owner's request made of one intent phrase and values of its own slots is one
   part with exactly those values (several of one slot as a list, in spoken order),
   however the values are joined ("and", commas, "with").
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from mnemolis.config import load_config
-from mnemolis.core.devices import DeviceRegistry
+from mnemolis.core.devices import Device, DeviceRegistry
 from mnemolis.core.plan import Part
 from mnemolis.understand import Understander
 from tests.support_routines import owner_dir
@@ -121,6 +122,37 @@ def test_a_name_not_in_the_home_never_acts_on_another_device(
     )
     text = template.format(verb=verb, word=word, noun=noun)
     assert _acted_on(u, registry, text) == [], text
+
+
+#: Things of their own the shipped vocabulary declines (no home here has one), and the
+#: words after them in a device's name: a type word (a stem) or none (a brand's run).
+THINGS = ["tv", "television", "radio", "speaker", "phone", "netflix", "spotify"]
+TAILS = {"light": ["backlight", "light strip", "lamp", "light"], "switch": ["plug", "socket"]}
+
+
+@PROPERTY
+@given(found=furnishings(8), thing=st.sampled_from(THINGS), data=st.data())
+def test_a_thing_not_in_the_home_never_acts_on_a_device_named_for_it(
+    home: tuple[Understander, DeviceRegistry],  # noqa: F811
+    found: list[Spec],
+    thing: str,
+    data: st.DataObject,
+) -> None:
+    kind = data.draw(st.sampled_from(sorted(TAILS)))
+    tail = data.draw(st.sampled_from(TAILS[kind]))
+    room = data.draw(st.one_of(st.none(), st.sampled_from(AREAS)))
+    named = Device(f"{thing} {tail}", kind, room, id="named_for_it")
+    u, registry, _ = _furnished(home, found, [named])
+    verb = data.draw(st.sampled_from(["turn on", "turn off", "switch off"]))
+    text = f"{verb} the {thing}"
+    assert "named_for_it" not in _acted_on(u, registry, text), text
+
+
+def test_the_things_are_declined_words(home: tuple[Understander, DeviceRegistry]) -> None:  # noqa: F811
+    """Each of `THINGS` is a one-word phrase of a declined domain (what makes it a thing)."""
+    u, _ = home
+    declined = {p.text for i in u.config.intents.values() if i.source is None for p in i.phrases}
+    assert set(THINGS) <= declined
 
 
 OWNER = """

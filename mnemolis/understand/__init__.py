@@ -20,7 +20,7 @@ from mnemolis.understand.analysis import Analysis, Analyzer
 from mnemolis.understand.conditional import ConditionDetector, ConditionSplit
 from mnemolis.understand.context import Context, carry_slots, pick_option
 from mnemolis.understand.decompose import Decomposer, Decomposition, Fragment
-from mnemolis.understand.domain_follow import follows, values_alone
+from mnemolis.understand.domain_follow import follows, sibling, values_alone
 from mnemolis.understand.guards import Guards
 from mnemolis.understand.intents import IntentMap
 from mnemolis.understand.lookup import NameSource
@@ -189,7 +189,10 @@ class Understander:
                 referent = bool(hint) or bool(context is not None and context.devices)
                 begin = frag.route_from or frag.start  # the request, not the app opened for it
                 r = self.scheduled.route(self.router, a, begin, frag.end, referent=referent)
-                if steps and (kept := follows(self.config, a, _last_part(steps), r)):
+                # after a domain's part, its phrase's head keeps to it ("... and add a coke");
+                # values left say which of its intents is meant ("water the roses daily")
+                kept = follows(self.config, a, _last_part(steps), r) if steps else None
+                if kept := kept or sibling(self.config, a, r):
                     r = self.router.route_as(a, begin, frag.end, kept.intent, kept.said)
                 part = r.part
                 if begin != frag.start:
@@ -203,6 +206,13 @@ class Understander:
                 alone = self.router.route_alone(a, frag.start, frag.end)  # "kitchen light"
                 if alone is None and (own := values_alone(self.config, a, frag.start, frag.end)):
                     alone = self.router.route_as(a, frag.start, frag.end, own, ())
+                asked = self.config.device_classes.state_intent
+                if (
+                    alone is None
+                    and asked
+                    and self.router.questions.marked(a.tokens, frag.start, frag.end, set())
+                ):  # "front door open?": the state asked, though no phrase of it is said
+                    alone = self.router.route_as(a, frag.start, frag.end, asked, ())
                 if alone is not None and alone.part.intent is not None:
                     part, routed[-1] = alone.part, alone
                     if trace:

@@ -74,6 +74,15 @@ class QuestionFrame:
     def asks(self, tokens: Sequence[Token], start: int, end: int) -> bool:
         return self.frame(tokens, start, end) is not None
 
+    @staticmethod
+    def marked(tokens: Sequence[Token], start: int, end: int, starts: set[int]) -> bool:
+        """ "front door open?": a question mark right after a part that does not begin
+        with a phrase (``starts``) asks; "turn off the hall light?" is still a request."""
+        if not start < end < len(tokens) or tokens[end].lower != "?":
+            return False
+        first = next((i for i in range(start, end) if not tokens[i].is_punct), end)
+        return first not in starts
+
     def acts(self, intent: IntentSpec) -> bool:
         """True when routing a part to ``intent`` would change something in the house:
         a device action other than reading, or a routine's steps."""

@@ -20,7 +20,7 @@ from mnemolis.understand.intents import Match, PhraseRule
 from mnemolis.understand.names import AREA_MARK
 from mnemolis.understand.quantity_words import QuantityWords
 from mnemolis.understand.questions import QuestionFrame
-from mnemolis.understand.route_ties import explains_by_name, noun_after_determiner
+from mnemolis.understand.route_ties import explains_by_name, names_by_stem, noun_after_determiner
 from mnemolis.understand.slots import SlotExtractor, SlotResult
 
 
@@ -177,7 +177,9 @@ class Router:
             },
             referent=referent,
         )
+        starts = {m.start for ms in by_intent.values() for m in ms}
         asks = self.questions.asks(a.tokens, start, end)
+        asks = asks or self.questions.marked(a.tokens, start, end, starts)
         out = []
         for name, matches in by_intent.items():
             intent = self.config.intents[name]
@@ -192,6 +194,7 @@ class Router:
             )
             or any(
                 explains_by_name(a, c.match, c.slots, c.coverage, self.slots.names, (start, end))
+                or names_by_stem(c.slots)
                 for c in out
             )
         ):

@@ -458,5 +458,7 @@ class TargetResolver:
 
     @staticmethod
     def _states(a: Analysis, start: int, end: int) -> set[str]:
-        """The state words said in tokens[start:end] ("locked", "open")."""
-        return {w.value for w in a.slot_words if w.slot == "state" and start <= w.start < end}
+        """The state words said in tokens[start:end] ("locked", "open"), in each kind's
+        words ("out": off for a light, open for an awning)."""
+        slots = ("state", "state_also")
+        return {w.value for w in a.slot_words if w.slot in slots and start <= w.start < end}
