@@ -72,9 +72,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Fsg:
         # a room for what is in it
         ("turn off the kitchen", True),
         ("switch everything off in the bedroom", True),
-        # a device by its name without its type's word ("Porch Light", "Garage Door")
-        ("turn on the porch", True),
-        ("open the garage", True),
+        # a device by its name without its type's word ("the reading" for the "Reading
+        # Lamp") is left to typing: given the choice, the decoder heard "turn on the
+        # reading" and the last word as noise (the "Floor Lamp": "the floor")
+        ("turn on the floor", False),
         ("unlock the porch", False),
         ("lock the hallway", False),
         # no request

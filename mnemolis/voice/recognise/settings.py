@@ -61,8 +61,10 @@ class RecogniserSettings:
     beam: float = 1e-80
     word_beam: float = 1e-60
     #: how likely a pause is between two words (pocketsphinx's ``silprob``, 0.005 by
-    #: default): people pause inside a request, synthesised voices do not
-    silence_prob: float = 0.005
+    #: default): people pause inside a request, synthesised voices do not. 0.2 heard
+    #: 19 of the 31 recordings exactly (WER 0.220) where 0.005 heard 17 (0.295), and
+    #: lost 3 of 120 espeak-ng renders (bench/RESULTS.md, "The recogniser, stop 33")
+    silence_prob: float = 0.2
     #: at most this many HMMs active a frame (pocketsphinx's ``maxhmmpf``, 30000 by
     #: default): 15000 heard the recordings word for word as 30000 did; 10000 and 7000
     #: heard as many exactly but more words wrong, 5000 lost one

@@ -111,7 +111,7 @@ def home_names(vocab: Vocabulary, config: Config, registry: DeviceRegistry | Non
     """The device, area and floor names (with aliases) and the nouns of the device
     types this home has."""
     devices = _devices(config, registry)
-    _device_members(vocab, "device", devices, config.device_nouns)
+    _device_members(vocab, "device", devices)
     rooms: Mapping[str, list[str]] = registry.rooms() if registry is not None else config.rooms
     for room, aliases in rooms.items():
         for name in (room, *aliases):
@@ -146,21 +146,10 @@ def _devices(config: Config, registry: DeviceRegistry | None) -> list[Device]:
     return registry.devices() if registry is not None else list(config.devices)
 
 
-def _device_members(
-    vocab: Vocabulary, cls: str, devices: Iterable[Device], nouns: Mapping[str, list[str]]
-) -> None:
-    """Each device by its names, and by each name without its type's noun at the end:
-    the "Front Door Lock" is locked as "the front door", the "Desk Lamp" turned on as
-    "the desk" (understanding reads both; a grammar hears only what it has)."""
+def _device_members(vocab: Vocabulary, cls: str, devices: Iterable[Device]) -> None:
     for device in devices:
-        ends = [spoken_words(n) for n in nouns.get(device.type, ())]
         for name in device.names:
-            words = spoken_words(name)
-            vocab.add_member(cls, words, name)
-            for end in ends:
-                if len(words) > len(end) and tuple(words[-len(end) :]) == tuple(end):
-                    short = words[: -len(end)]
-                    vocab.add_member(cls, short, " ".join(short))
+            vocab.add_member(cls, spoken_words(name), name)
 
 
 #: The classes a command narrows to the devices that can obey it (`patterns.type_rules`).
@@ -190,9 +179,7 @@ def action_classes(
         base, _, named = cls.partition(".")
         types = set(named.split("+"))
         if base == "device":
-            _device_members(
-                vocab, cls, (d for d in devices if d.type in types), config.device_nouns
-            )
+            _device_members(vocab, cls, (d for d in devices if d.type in types))
         else:
             for dtype in sorted(types & present):
                 for noun in config.device_nouns.get(dtype, ()):
