@@ -126,6 +126,23 @@ def test_an_action_heard_over_part_of_the_speech_is_asked_back(
     world.run(scenario)
 
 
+def test_a_sure_yes_confirms_however_much_of_the_speech_it_covers(world: World) -> None:
+    """A one-word answer's breath is most of its sound: a yes heard sure confirms both
+    the "Did you say ...?" and a lock's own question."""
+
+    async def scenario(house: House) -> None:
+        asked = await say(house, "unlock the front door", SURE, 0.75)
+        assert asked.text == "Did you say: unlock the front door?"
+        assert (await say(house, "yes", SURE, 0.72)).text == (
+            "Do you want me to unlock the front door?"
+        )
+        assert commands(house) == {}
+        assert (await say(house, "yes", SURE, 0.72)).text == "Done: the front door is unlocked."
+        assert commands(house) == {"front door": [UNLOCK]}
+
+    world.run(scenario)
+
+
 @pytest.mark.parametrize(
     ("rejected", "text"), [("silence", ""), ("not a request I know", ""), (None, "   ")]
 )

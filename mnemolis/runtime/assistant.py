@@ -239,13 +239,13 @@ class Assistant:
     ) -> tuple[list[StepResult], Plan | None]:
         normalized = self.understander.normalizer.normalize(text).text
         reply = self.yes_no.read(normalized)
-        doubtful = self.doubt.doubtful(heard)
+        doubtful, unsure = self.doubt.doubtful(heard), self.doubt.unsure(heard)
         if conversation.doubted is not None:
-            answered = await self._answer_doubt(conversation, text, reply, doubtful, origin)
+            answered = await self._answer_doubt(conversation, text, reply, unsure, origin)
             if answered is not None:
                 return answered
         plan = None
-        if reply and doubtful and conversation.waiting:  # a doubtful yes never confirms
+        if reply and unsure and conversation.waiting:  # a doubtful yes never confirms
             said = as_sentence(self.settings.replies.say("heard.yes_or_no"))
             return [heard_step(text, said, Status.NEEDS_CONFIRMATION, waiting_for="yes")], None
         if reply is not None:
@@ -272,14 +272,14 @@ class Assistant:
         conversation: Conversation,
         text: str,
         reply: bool | None,
-        doubtful: bool,
+        unsure: bool,
         origin: Origin,
     ) -> tuple[list[StepResult], Plan | None] | None:
         """The turn after "Did you say ...?": a yes heard with confidence runs the plan,
         a no drops it; None for a new request (which replaces it)."""
         doubted = conversation.doubted
         assert doubted is not None
-        if reply and doubtful:  # asked again, the question still waits
+        if reply and unsure:  # asked again, the question still waits
             said = as_sentence(self.settings.replies.say("heard.yes_or_no"))
             return [heard_step(text, said, Status.NEEDS_CONFIRMATION, waiting_for="yes")], None
         conversation.doubted = None

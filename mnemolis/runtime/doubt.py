@@ -96,11 +96,17 @@ class Doubt:
 
     def doubtful(self, heard: Heard | None) -> bool:
         """Heard, and less sure than the owner asks, or over too little of the speech
-        (typed text is never doubtful)."""
-        return heard is not None and (
-            heard.confidence < self.settings.ask_back_below
-            or heard.covered < self.settings.ask_back_covered
+        (typed text is never doubtful): an action heard so is asked back."""
+        return self.unsure(heard) or (
+            heard is not None and heard.covered < self.settings.ask_back_covered
         )
+
+    def unsure(self, heard: Heard | None) -> bool:
+        """Heard with less confidence than the owner asks: a yes heard so confirms
+        nothing. (How much of the speech a one-word answer covers is no sign: "next",
+        "resume" said alone and heard right covered 0.79-0.80, a word's own breath
+        around it.)"""
+        return heard is not None and heard.confidence < self.settings.ask_back_below
 
     @staticmethod
     def rejected(heard: Heard | None) -> bool:
