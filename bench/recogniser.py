@@ -60,7 +60,7 @@ from mnemolis.evaluation.datasets import Row, read_datasets  # noqa: E402
 from mnemolis.evaluation.discovered import home_registry  # noqa: E402
 from mnemolis.evaluation.entities import entity_ids  # noqa: E402
 from mnemolis.evaluation.report import summarise  # noqa: E402
-from mnemolis.runtime.doubt import HeardSettings  # noqa: E402
+from mnemolis.runtime.doubt import Doubt, HeardSettings  # noqa: E402
 from mnemolis.voice.audio import chunks, to_pipeline  # noqa: E402
 from mnemolis.voice.endpoint import SpeechEndpoint  # noqa: E402
 from mnemolis.voice.recognise import RecogniserSettings, create_recogniser  # noqa: E402
@@ -324,7 +324,7 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
     no_request = len(texts)
     texts = (texts + nonsense(n))[:n]
     acts = speech.acts_on_device(home.config)
-    doubt = HeardSettings()  # the assistant's defaults: what it asks back before acting
+    doubt = Doubt(home.config, HeardSettings())  # what the assistant asks back before acting
     acted, asked, read, rejected = 0, 0, 0, 0
     examples: list[str] = []
     for i, text in enumerate(texts):
@@ -335,10 +335,7 @@ def section_reject(args: argparse.Namespace, cache: Path, state: Path, n: int = 
             rows = [Row(line=i, text=text, parts=[])]
             result = evaluate_rows(rows, home.understander, home.keyer, None, None, [heard.text])[0]
             if acts(result):
-                doubted = (
-                    heard.confidence < doubt.ask_back_below
-                    or heard.covered < doubt.ask_back_covered
-                )
+                doubted = doubt.doubtful(heard)
                 asked += doubted
                 acted += not doubted
                 examples.append(
